@@ -1,0 +1,24 @@
+/* registry.c: the table of jobs. A new job is one entry here. */
+#include "settle.h"
+#include "var.h"
+
+#include <string.h>
+
+const ld_job *const ld_jobs[] = {&ld_settle_job, &ld_var_job};
+const size_t ld_njobs = sizeof ld_jobs / sizeof ld_jobs[0];
+
+const ld_job *ld_job_find(const char *name)
+{
+    for (size_t j = 0; j < ld_njobs; j++)
+        if (strcmp(ld_jobs[j]->name, name) == 0)
+            return ld_jobs[j];
+    return NULL;
+}
+
+const ld_strategy *ld_job_strategy(const ld_job *job, const char *name)
+{
+    for (size_t s = 0; s < job->nstrategies; s++)
+        if (strcmp(job->strategies[s].name, name) == 0)
+            return &job->strategies[s];
+    return NULL;
+}

@@ -1,0 +1,97 @@
+/* settle.c: the settle job: plans from each trade's stream, and its strategy table. */
+#include "settle.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* Latency range of each call in whole milliseconds, as the seed study drew them. */
+static const uint32_t call_ms[LD_SETTLE_CALLS][2] = {
+    {1, 5}, {60, 160}, {40, 120}, {50, 140}, {1, 5}};
+
+/* Draw one trade's plan. Every draw is made in a fixed order whatever the trade's side
+ * or the configuration, so the stream stays aligned and a plan depends only on
+ * (seed, id, scale, fail_rate). */
+static void plan_trade(const ld_trade *t, const ld_job_config *cfg, ld_settle_plan *plan)
+{
+    ld_pcg32 rng = ld_trade_stream(cfg->seed, t->id, LD_STREAM_SETTLE);
+    plan->status = LD_SETTLED;
+    plan->failed_check = -1;
+    for (int c = 0; c < LD_SETTLE_CALLS; c++) {
+        uint32_t ms = ld_pcg32_range(&rng, call_ms[c][0], call_ms[c][1]);
+        int fails = ld_pcg32_double(&rng) < cfg->fail_rate;
+        int made = c != LD_CALL_SHARES || t->side == LD_SELL;
+        int is_check = c >= LD_CALL_COUNTERPARTY && c <= LD_CALL_SHARES;
+        plan->latency_ns[c] = made ? (int64_t)((double)ms * 1e6 * cfg->latency_scale) : 0;
+        if (made && is_check && fails && plan->status == LD_SETTLED) {
+            plan->status = LD_FAILED;
+            plan->failed_check = (int8_t)c;
+        }
+    }
+    plan->pin_draw = ld_pcg32_double(&rng);
+}
+
+/* Plans for all the rank's trades; the bound is the critical path, the longest total
+ * latency of any one trade, which no strategy can beat. */
+static int settle_prepare(const ld_job_config *cfg, const ld_trade *trades, size_t n,
+                          void **prepared, int64_t *bound_ns)
+{
+    ld_settle_plan *plans = calloc(n ? n : 1, sizeof *plans);
+    if (!plans)
+        return -ENOMEM;
+    int64_t longest = 0;
+    for (size_t i = 0; i < n; i++) {
+        plan_trade(&trades[i], cfg, &plans[i]);
+        int64_t total = 0;
+        for (int c = 0; c < LD_SETTLE_CALLS; c++)
+            total += plans[i].latency_ns[c];
+        if (total > longest)
+            longest = total;
+    }
+    *prepared = plans;
+    *bound_ns = longest;
+    return 0;
+}
+
+static void settle_release(void *prepared)
+{
+    free(prepared);
+}
+
+void ld_settle_finish(const ld_job_input *in, size_t i, ld_trade_result *out)
+{
+    const ld_settle_plan *plan = (const ld_settle_plan *)in->prepared + i;
+    out[i].latency_ns = ld_now_ns() - in->t0;
+    out[i].status = plan->status;
+    out[i].failed_check = plan->failed_check;
+}
+
+void ld_settle_block_ns(int64_t ns)
+{
+    struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
+    while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+        ;
+}
+
+static const ld_strategy settle_strategies[] = {
+    {"threads", "a pool of --pool-size OS threads, each call a blocking sleep",
+     ld_settle_threads, LD_ON_POOL},
+    {"green", "one green thread per trade, each call parks it on a libuv timer",
+     ld_settle_green, LD_ON_CARRIERS},
+    {"green-pinned", "green, but --pin-fraction of trades block their carrier in a monitor",
+     ld_settle_green_pinned, LD_ON_CARRIERS},
+    {"green-monitor", "the same monitor, parking the green thread instead (JEP 491)",
+     ld_settle_green_monitor, LD_ON_CARRIERS},
+    {"callbacks", "stackless: one libuv timer state machine per trade",
+     ld_settle_callbacks, LD_ON_CARRIERS},
+};
+
+const ld_job ld_settle_job = {
+    .name = "settle",
+    .fields = LD_FIELDS_SETTLE,
+    .summary = "T+1 settlement, I/O-bound: five blocking round trips per trade",
+    .strategies = settle_strategies,
+    .nstrategies = sizeof settle_strategies / sizeof settle_strategies[0],
+    .prepare = settle_prepare,
+    .release = settle_release,
+};

@@ -1,0 +1,151 @@
+/* settle_green.c: one green thread per trade, with or without a monitor around the
+ * validation calls.
+ *
+ * green          every call parks the green thread on a libuv timer.
+ * green-pinned   trades with pin_draw < --pin-fraction hold their trade's monitor, an OS
+ *                mutex, across the validation calls, and sleep inside it by blocking
+ *                their carrier: a virtual thread in `synchronized` before JDK 24.
+ * green-monitor  the same trades hold the same monitor, but it is a green-thread lock
+ *                and the calls inside it park: JEP 491's fix.
+ *
+ * The monitor belongs to the trade record, so it is a real shared lock that no
+ * compiler can elide; each trade takes only its own, so there is no contention and
+ * any slowdown comes from blocking the carrier alone.
+ */
+#include "carriers.h"
+#include "settle.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+enum monitor_mode { MONITOR_NONE, MONITOR_PINS, MONITOR_PARKS };
+
+typedef struct green_run {
+    const ld_job_input *in;
+    ld_trade_result *out;
+    enum monitor_mode mode;
+    pthread_mutex_t *os_monitors; /* MONITOR_PINS: one per trade */
+    ld_gt_mutex **gt_monitors;    /* MONITOR_PARKS: one per trade that takes it */
+} green_run;
+
+typedef struct green_task {
+    green_run *run;
+    size_t index;
+} green_task;
+
+/* The monitored section: both validation calls under the trade's own monitor. */
+static void validate_in_monitor(green_run *r, size_t i, const ld_settle_plan *plan)
+{
+    if (r->mode == MONITOR_PINS) {
+        pthread_mutex_lock(&r->os_monitors[i]);
+        ld_settle_block_ns(plan->latency_ns[LD_CALL_COUNTERPARTY]);
+        ld_settle_block_ns(plan->latency_ns[LD_CALL_BUYING_POWER]);
+        pthread_mutex_unlock(&r->os_monitors[i]);
+        return;
+    }
+    ld_gt_mutex_lock(r->gt_monitors[i]);
+    ld_gt_sleep_ns((uint64_t)plan->latency_ns[LD_CALL_COUNTERPARTY]);
+    ld_gt_sleep_ns((uint64_t)plan->latency_ns[LD_CALL_BUYING_POWER]);
+    ld_gt_mutex_unlock(r->gt_monitors[i]);
+}
+
+/* One trade, as a green thread: the five calls in order, then its result. */
+static void settle_trade(void *arg)
+{
+    const green_task *t = arg;
+    green_run *r = t->run;
+    const ld_settle_plan *plan = (const ld_settle_plan *)r->in->prepared + t->index;
+    int monitored = r->mode != MONITOR_NONE && ld_settle_pinned(r->in, t->index);
+    for (int c = 0; c < LD_SETTLE_CALLS; c++) {
+        if (monitored && ld_settle_in_monitor(c)) {
+            validate_in_monitor(r, t->index, plan);
+            c = LD_CALL_BUYING_POWER;
+        } else if (plan->latency_ns[c] > 0) {
+            ld_gt_sleep_ns((uint64_t)plan->latency_ns[c]);
+        }
+    }
+    ld_settle_finish(r->in, t->index, r->out);
+}
+
+typedef struct green_spawn {
+    green_run *run;
+    green_task *tasks;
+    unsigned ncarriers;
+} green_spawn;
+
+/* Carrier c spawns the trades c, c + N, c + 2N, ... so each carrier gets a fair share. */
+static int spawn_share(unsigned c, ld_sched *s, void *ctx)
+{
+    green_spawn *g = ctx;
+    for (size_t i = c; i < g->run->in->n; i += g->ncarriers) {
+        g->tasks[i] = (green_task){.run = g->run, .index = i};
+        int rc = ld_gt_spawn(s, settle_trade, &g->tasks[i], NULL);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* The monitors exist before the clock matters to them: made here, freed after. */
+static int make_monitors(green_run *r)
+{
+    size_t n = r->in->n;
+    if (r->mode == MONITOR_PINS) {
+        r->os_monitors = malloc((n ? n : 1) * sizeof *r->os_monitors);
+        if (!r->os_monitors)
+            return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+            pthread_mutex_init(&r->os_monitors[i], NULL);
+    } else if (r->mode == MONITOR_PARKS) {
+        r->gt_monitors = calloc(n ? n : 1, sizeof *r->gt_monitors);
+        if (!r->gt_monitors)
+            return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+            if (ld_settle_pinned(r->in, i) && ld_gt_mutex_create(&r->gt_monitors[i]))
+                return -ENOMEM;
+    }
+    return 0;
+}
+
+static void free_monitors(green_run *r)
+{
+    for (size_t i = 0; r->os_monitors && i < r->in->n; i++)
+        pthread_mutex_destroy(&r->os_monitors[i]);
+    for (size_t i = 0; r->gt_monitors && i < r->in->n; i++)
+        if (r->gt_monitors[i])
+            ld_gt_mutex_destroy(r->gt_monitors[i]);
+    free(r->os_monitors);
+    free(r->gt_monitors);
+}
+
+static int settle_green_mode(const ld_job_input *in, ld_trade_result *out,
+                             enum monitor_mode mode)
+{
+    green_run run = {.in = in, .out = out, .mode = mode};
+    green_spawn g = {.run = &run, .ncarriers = ld_carriers_count(in->cfg)};
+    int rc = make_monitors(&run);
+    g.tasks = malloc((in->n ? in->n : 1) * sizeof *g.tasks);
+    if (rc == 0 && !g.tasks)
+        rc = -ENOMEM;
+    if (rc == 0)
+        rc = ld_carriers_run(in->cfg, spawn_share, &g);
+    free(g.tasks);
+    free_monitors(&run);
+    return rc;
+}
+
+int ld_settle_green(const ld_job_input *in, ld_trade_result *out)
+{
+    return settle_green_mode(in, out, MONITOR_NONE);
+}
+
+int ld_settle_green_pinned(const ld_job_input *in, ld_trade_result *out)
+{
+    return settle_green_mode(in, out, MONITOR_PINS);
+}
+
+int ld_settle_green_monitor(const ld_job_input *in, ld_trade_result *out)
+{
+    return settle_green_mode(in, out, MONITOR_PARKS);
+}

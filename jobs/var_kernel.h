@@ -1,0 +1,32 @@
+/* var_kernel.h: one trade's Monte Carlo Value-at-Risk, the kernel every var strategy runs.
+ *
+ * sims one-day GBM draws sim = price*exp((mu - sigma^2/2) + sigma*z), P&L =
+ * notional*(sim - price)/price, and VaR = -pnl[k] with k = (1 - 0.95)*sims, the k-th
+ * smallest P&L (0-based). The draws z come from the trade's LD_STREAM_VAR stream, so
+ * a trade's VaR is bit-identical wherever and however it is computed.
+ */
+#ifndef LD_VAR_KERNEL_H
+#define LD_VAR_KERNEL_H
+
+#include <stdint.h>
+
+#include "book.h"
+
+#define LD_VAR_DRIFT 0.0002
+#define LD_VAR_VOL 0.02
+#define LD_VAR_CONFIDENCE 0.95
+
+enum ld_var_kernel {
+    LD_VAR_SORT = 0,   /* the study's algorithm: sort every P&L, take the k-th */
+    LD_VAR_SELECT = 1, /* the same order statistic found by selection, no full sort */
+};
+
+/* The VaR of trade t, in currency units (dollars). scratch holds at least sims doubles
+ * and is overwritten; sims must be at least 1. */
+double ld_var_trade(const ld_trade *t, uint64_t seed, uint32_t sims, enum ld_var_kernel kernel,
+                    double *scratch);
+
+/* The closed-form one-day GBM VaR of t at the same confidence, for checking. */
+double ld_var_closed_form(const ld_trade *t);
+
+#endif

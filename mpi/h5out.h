@@ -1,0 +1,41 @@
+/* h5out.h: the results file, written collectively with parallel HDF5.
+ *
+ * Every rank writes its own hyperslab of every dataset in one collective call. The
+ * file is written under a temporary name and renamed only when every rank succeeded,
+ * so a crash or an error never leaves a half file under the output name. The layout
+ * is the one README.md documents: one dataset per column.
+ */
+#ifndef LD_H5OUT_H
+#define LD_H5OUT_H
+
+#include <mpi.h>
+
+#include "node.h"
+#include "options.h"
+#include "partition.h"
+#include "run.h"
+
+#define LD_SCHEMA_VERSION 1
+
+typedef struct ld_h5_context {
+    const ld_options *o;
+    const ld_node *node;
+    const ld_share *share;
+    const ld_run *run;
+    const char *command_line; /* the same on every rank */
+    const char *date;         /* rank 0's start time, broadcast */
+} ld_h5_context;
+
+/* The temporary name a run writes before the rename: "<output>.tmp". A run that died
+ * leaves only this, and the next run with the same output overwrites it. */
+void ld_h5_temp_name(const char *output, char *out, size_t len);
+
+/* Collective: write the file under the temporary name, then rename it to o->output.
+ * Returns 0 on every rank, or -1 on every rank with the temporary file removed and a
+ * message from rank 0 on stderr. */
+int ld_h5_write(MPI_Comm comm, const ld_h5_context *ctx);
+
+/* The HDF5 library version, as "1.10.8". */
+const char *ld_h5_version(void);
+
+#endif

@@ -1,0 +1,172 @@
+/* main.c: loomdist's driver. Parse, check, deal the book, run, print, write.
+ *
+ * Every check that can fail on bad input runs before any work, on every rank, and
+ * ends every rank with status 2 and one message from rank 0.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "h5out.h"
+#include "node.h"
+#include "options.h"
+#include "partition.h"
+#include "run.h"
+#include "table.h"
+
+enum { EXIT_BAD_INPUT = 2 };
+
+/* Rank 0 says it once; every rank leaves with the same status. */
+static int leave(int rank, int status, const char *msg)
+{
+    if (rank == 0 && msg)
+        fprintf(stderr, "loomdist: %s\n", msg);
+    MPI_Finalize();
+    return status;
+}
+
+/* Can the output be created? Tried for real on rank 0, with the temporary name the
+ * writer will use, so "no such folder" and "read-only" both show before any work.
+ * A temporary file left by an interrupted run is named and then replaced. */
+static int check_output(const char *output, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(output, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "--output %s is a folder; give a file name", output);
+        return -1;
+    }
+    char tmp[LD_OUTPUT_MAX + 8];
+    ld_h5_temp_name(output, tmp, sizeof tmp);
+    if (access(tmp, F_OK) == 0)
+        fprintf(stderr, "loomdist: replacing %s, left by an interrupted run\n", tmp);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot write --output %s: %s", output, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    unlink(tmp);
+    return 0;
+}
+
+/* Checks beyond the options themselves: the rank count and the output file. */
+static int check_run(MPI_Comm comm, const ld_options *o, char *err, size_t errlen)
+{
+    int rank, size, ok = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if ((uint64_t)size > o->trades) {
+        snprintf(err, errlen, "%d ranks but only %llu trades: use --trades %d or more",
+                 size, (unsigned long long)o->trades, size);
+        return -1;
+    }
+    if (rank == 0)
+        ok = check_output(o->output, err, errlen) == 0;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    return ok ? 0 : -1;
+}
+
+static void join_argv(int argc, char **argv, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (int i = 0; i < argc; i++) {
+        if (i)
+            strncat(out, " ", len - strlen(out) - 1);
+        strncat(out, argv[i], len - strlen(out) - 1);
+    }
+}
+
+/* Rank 0's clock names the run; everyone writes the same date attribute. */
+static void run_date(MPI_Comm comm, char *out, size_t len)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    MPI_Bcast(out, (int)len, MPI_CHAR, 0, comm);
+}
+
+static void say_setup(const ld_options *o, const ld_node *node, int size)
+{
+    if (o->quiet)
+        return;
+    fprintf(stderr, "loomdist %s: %d rank(s) on %d node(s), %llu trades, %u sims, latency "
+                    "scale %g, rank 0 has %u CPU(s)\n",
+            LD_VERSION, size, node->nodes, (unsigned long long)o->trades, o->sims,
+            o->latency_scale, node->cpus.n);
+}
+
+/* Ranks that share CPUs are oversubscribed: say so, since it changes every number. */
+static void say_oversubscribed(MPI_Comm comm, const ld_node *node, int rank)
+{
+    int over = node->oversubscribed;
+    MPI_Allreduce(MPI_IN_PLACE, &over, 1, MPI_INT, MPI_MAX, comm);
+    if (over && rank == 0)
+        fprintf(stderr, "loomdist: note: ranks outnumber CPUs on a node (%d ranks per "
+                        "node); ranks share CPUs and are oversubscribed\n",
+                node->ranks_per_node);
+}
+
+static int run(MPI_Comm comm, const ld_options *o, int argc, char **argv)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    ld_node node;
+    ld_share share = {0};
+    ld_run results = {0};
+    char date[32], cmdline[4096];
+    if (ld_node_discover(comm, &node) != 0)
+        return leave(rank, 1, "could not discover the node's CPUs");
+    if (rank == 0)
+        say_setup(o, &node, size);
+    say_oversubscribed(comm, &node, rank);
+    run_date(comm, date, sizeof date);
+    join_argv(argc, argv, cmdline, sizeof cmdline);
+    if (ld_partition_scatter(comm, o, &share) != 0)
+        return leave(rank, 1, "out of memory building or scattering the book");
+    int rc = ld_run_all(comm, o, &node, &share, &results);
+    if (rc == 0) {
+        ld_table_print(comm, o, &share, &results, stdout);
+        ld_h5_context ctx = {.o = o, .node = &node, .share = &share, .run = &results,
+                             .command_line = cmdline, .date = date};
+        rc = ld_h5_write(comm, &ctx);
+        if (rc == 0 && rank == 0 && !o->quiet)
+            fprintf(stderr, "loomdist: wrote %s\n", o->output);
+    }
+    ld_run_free(&results);
+    ld_share_free(&share);
+    return leave(rank, rc == 0 ? 0 : 1, rc == 0 ? NULL : "the run failed; no results file");
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    ld_options o;
+    char err[LD_OUTPUT_MAX + 256];
+    switch (ld_options_parse(&o, argc, argv, err, sizeof err)) {
+    case LD_OPTIONS_HELP:
+        if (rank == 0)
+            ld_options_usage(stdout);
+        return leave(rank, 0, NULL);
+    case LD_OPTIONS_VERSION:
+        if (rank == 0)
+            ld_options_version(stdout);
+        return leave(rank, 0, NULL);
+    case LD_OPTIONS_INVALID:
+        return leave(rank, EXIT_BAD_INPUT, err);
+    case LD_OPTIONS_RUN:
+        break;
+    }
+    if (check_run(MPI_COMM_WORLD, &o, err, sizeof err) != 0)
+        return leave(rank, EXIT_BAD_INPUT, err);
+    return run(MPI_COMM_WORLD, &o, argc, argv);
+}

@@ -1,0 +1,131 @@
+/* run.c: the main loop. It knows jobs only through their tables, so a new job or
+ * strategy never changes it. */
+#include "run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int selected(const ld_options *o, size_t j, size_t s)
+{
+    return (o->selected[j] >> s) & 1u;
+}
+
+static size_t count_selected(const ld_options *o)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < ld_njobs; j++)
+        for (size_t s = 0; s < ld_jobs[j]->nstrategies; s++)
+            n += (size_t)selected(o, j, s);
+    return n;
+}
+
+/* The rank's latency percentiles of one iteration, from a sorted copy. */
+static void latency_percentiles(const ld_trade_result *res, size_t n, int64_t *pct)
+{
+    int64_t *lat = malloc((n ? n : 1) * sizeof *lat);
+    if (!lat) {
+        memset(pct, 0, LD_PCTS * sizeof *pct);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        lat[i] = res[i].latency_ns;
+    ld_sort_i64(lat, n);
+    pct[LD_PCT_P50] = ld_percentile_sorted(lat, n, 0.50);
+    pct[LD_PCT_P99] = ld_percentile_sorted(lat, n, 0.99);
+    pct[LD_PCT_MAX] = n ? lat[n - 1] : 0;
+    free(lat);
+}
+
+/* Rank 0 tells the user what is running: long runs must not look hung. */
+static void progress(MPI_Comm comm, const ld_options *o, const ld_record *r, unsigned it,
+                     int64_t wall_ns)
+{
+    int64_t makespan;
+    MPI_Reduce(&wall_ns, &makespan, 1, MPI_INT64_T, MPI_MAX, 0, comm);
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0 && !o->quiet)
+        fprintf(stderr, "loomdist: %s/%s %s %u/%u: %.1f ms\n", r->job->name,
+                r->strategy->name, it < o->warmup ? "warm-up" : "iteration",
+                it < o->warmup ? it + 1 : it - o->warmup + 1,
+                it < o->warmup ? o->warmup : o->iterations, (double)makespan / 1e6);
+}
+
+/* Warm-up and measured iterations of one strategy, all ranks in step. */
+static int run_strategy(MPI_Comm comm, const ld_options *o, const ld_job_config *cfg,
+                        const ld_share *share, const void *prepared, ld_record *r)
+{
+    unsigned total = o->warmup + o->iterations;
+    r->metrics = calloc(o->iterations, sizeof *r->metrics);
+    r->pct = calloc(o->iterations, sizeof *r->pct);
+    r->results = calloc(share->n ? share->n : 1, sizeof *r->results);
+    int ok = r->metrics && r->pct && r->results;
+    for (unsigned it = 0; ok && it < total; it++) {
+        ld_metrics m;
+        MPI_Barrier(comm);
+        int rc = ld_job_measure(r->job, r->strategy, cfg, share->trades, share->n, prepared,
+                                r->results, &m);
+        ok = rc == 0;
+        MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+        if (!ok)
+            break;
+        progress(comm, o, r, it, m.wall_ns);
+        if (it >= o->warmup) {
+            r->metrics[it - o->warmup] = m;
+            if (r->job->fields & LD_FIELDS_SETTLE)
+                latency_percentiles(r->results, share->n, r->pct[it - o->warmup]);
+        }
+    }
+    r->iterations = o->iterations;
+    return ok ? 0 : -1;
+}
+
+/* One job: prepare once, then each selected strategy in table order. */
+static int run_job(MPI_Comm comm, const ld_options *o, const ld_job_config *cfg,
+                   const ld_share *share, size_t j, ld_record *rec, size_t *at)
+{
+    const ld_job *job = ld_jobs[j];
+    void *prepared = NULL;
+    int64_t bound = 0;
+    int ok = job->prepare(cfg, share->trades, share->n, &prepared, &bound) == 0;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &bound, 1, MPI_INT64_T, MPI_MAX, comm);
+    for (size_t s = 0; ok && s < job->nstrategies; s++) {
+        if (!selected(o, j, s))
+            continue;
+        ld_record *r = &rec[(*at)++];
+        *r = (ld_record){.job = job, .strategy = &job->strategies[s], .bound_ns = bound};
+        r->threads = ld_job_threads(cfg, r->strategy);
+        ok = run_strategy(comm, o, cfg, share, prepared, r) == 0;
+    }
+    if (prepared)
+        job->release(prepared);
+    return ok ? 0 : -1;
+}
+
+int ld_run_all(MPI_Comm comm, const ld_options *o, const ld_node *node,
+               const ld_share *share, ld_run *run)
+{
+    ld_job_config cfg;
+    ld_options_job_config(o, &node->cpus, &cfg);
+    run->n = 0;
+    run->rec = calloc(count_selected(o) + 1, sizeof *run->rec);
+    if (!run->rec)
+        return -1;
+    for (size_t j = 0; j < ld_njobs; j++)
+        if (o->selected[j] && run_job(comm, o, &cfg, share, j, run->rec, &run->n) != 0)
+            return -1;
+    return 0;
+}
+
+void ld_run_free(ld_run *run)
+{
+    for (size_t i = 0; i < run->n; i++) {
+        free(run->rec[i].metrics);
+        free(run->rec[i].pct);
+        free(run->rec[i].results);
+    }
+    free(run->rec);
+    run->rec = NULL;
+    run->n = 0;
+}

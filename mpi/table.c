@@ -1,0 +1,173 @@
+/* table.c: per job, one row per strategy: Strategy, Tasks, Time (ms), Throughput
+ * (ops/s), Peak OS Threads, Memory, as the seed study printed them, plus what it left
+ * out: the spread across iterations, the imbalance across ranks, and each job's own
+ * yardstick (the critical path for settle, sequential time for var). */
+#include "table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+/* One strategy, reduced across ranks (on rank 0) and summarised across iterations. */
+typedef struct row {
+    ld_summary makespan_ms; /* the slowest rank's wall time */
+    double imbalance;       /* mean over iterations of max/avg wall across ranks */
+    int64_t peak_threads;   /* the most any rank had */
+    double rss_total_mib, rss_max_mib;
+    double cpu_s; /* user + system, all ranks */
+    int64_t p50, p99, max;
+} row;
+
+/* Reduce one metric column across ranks: max and sum, per iteration. */
+static void reduce_iter(MPI_Comm comm, const ld_record *r, size_t field, int64_t *max,
+                        int64_t *sum)
+{
+    for (unsigned it = 0; it < r->iterations; it++) {
+        int64_t v = ((const int64_t *)&r->metrics[it])[field];
+        MPI_Reduce(&v, &max[it], 1, MPI_INT64_T, MPI_MAX, 0, comm);
+        MPI_Reduce(&v, &sum[it], 1, MPI_INT64_T, MPI_SUM, 0, comm);
+    }
+}
+
+#define FIELD(name) (offsetof(ld_metrics, name) / sizeof(int64_t))
+
+/* Gather the last iteration's latencies on rank 0 for percentiles over all trades. */
+static void global_latencies(MPI_Comm comm, const ld_options *o, const ld_share *share,
+                             const ld_record *r, row *out)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int64_t *mine = malloc((share->n ? share->n : 1) * sizeof *mine);
+    int *counts = rank == 0 ? malloc((size_t)size * sizeof *counts) : NULL;
+    int *displs = rank == 0 ? malloc((size_t)size * sizeof *displs) : NULL;
+    int64_t *all = rank == 0 ? malloc(o->trades * sizeof *all) : NULL;
+    for (size_t i = 0; mine && i < share->n; i++)
+        mine[i] = r->results[i].latency_ns;
+    int n = (int)share->n;
+    MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
+    for (int k = 0, at = 0; rank == 0 && k < size; at += counts[k++])
+        displs[k] = at;
+    MPI_Gatherv(mine, n, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, comm);
+    if (rank == 0) {
+        ld_sort_i64(all, o->trades);
+        out->p50 = ld_percentile_sorted(all, o->trades, 0.50);
+        out->p99 = ld_percentile_sorted(all, o->trades, 0.99);
+        out->max = all[o->trades - 1];
+    }
+    free(mine);
+    free(counts);
+    free(displs);
+    free(all);
+}
+
+static void reduce_row(MPI_Comm comm, const ld_options *o, const ld_share *share,
+                       const ld_record *r, row *out)
+{
+    unsigned its = r->iterations;
+    int size;
+    MPI_Comm_size(comm, &size);
+    int64_t *max = calloc(its, sizeof *max), *sum = calloc(its, sizeof *sum);
+    double *ms = calloc(its, sizeof *ms);
+    memset(out, 0, sizeof *out);
+    reduce_iter(comm, r, FIELD(wall_ns), max, sum);
+    for (unsigned it = 0; it < its; it++) {
+        ms[it] = (double)max[it] / 1e6;
+        out->imbalance += sum[it] ? (double)max[it] * size / (double)sum[it] / its : 0;
+    }
+    out->makespan_ms = ld_summarize(ms, its);
+    reduce_iter(comm, r, FIELD(peak_threads), max, sum);
+    out->peak_threads = max[its - 1];
+    reduce_iter(comm, r, FIELD(peak_rss_kib), max, sum);
+    out->rss_total_mib = (double)sum[its - 1] / 1024;
+    out->rss_max_mib = (double)max[its - 1] / 1024;
+    reduce_iter(comm, r, FIELD(utime_us), max, sum);
+    out->cpu_s = (double)sum[its - 1] / 1e6;
+    reduce_iter(comm, r, FIELD(stime_us), max, sum);
+    out->cpu_s += (double)sum[its - 1] / 1e6;
+    if (r->job->fields & LD_FIELDS_SETTLE)
+        global_latencies(comm, o, share, r, out);
+    free(max);
+    free(sum);
+    free(ms);
+}
+
+/* "431.2" alone, or "431.2 ± 3.1" once there are enough iterations for a CI. */
+static void format_time(const ld_summary *s, char *out, size_t len)
+{
+    if (s->n >= 3)
+        snprintf(out, len, "%.1f ± %.1f", s->mean, s->half_width);
+    else
+        snprintf(out, len, "%.1f", s->mean);
+}
+
+static void print_header(FILE *out, const ld_record *r, const ld_options *o)
+{
+    fprintf(out, "\n%s: %s\n", r->job->name, r->job->summary);
+    fprintf(out, "%-14s %9s %18s %18s %15s %13s %9s\n", "Strategy", "Tasks", "Time (ms)",
+            "Throughput (ops/s)", "Peak OS Threads", "Memory (MiB)", "Imbalance");
+    (void)o;
+}
+
+static void print_row(FILE *out, const ld_options *o, const ld_record *r, const row *w)
+{
+    char t[48];
+    format_time(&w->makespan_ms, t, sizeof t);
+    double thr = w->makespan_ms.mean > 0 ? (double)o->trades / (w->makespan_ms.mean / 1e3) : 0;
+    fprintf(out, "%-14s %9llu %18s %18.0f %15lld %13.1f %9.2f\n", r->strategy->name,
+            (unsigned long long)o->trades, t, thr, (long long)w->peak_threads,
+            w->rss_total_mib, w->imbalance);
+}
+
+/* Each job's yardstick: settle against its critical path, var against sequential. */
+static void print_settle_extra(FILE *out, const ld_record *r, const row *w)
+{
+    double path = (double)r->bound_ns / 1e6;
+    fprintf(out, "  %-12s critical path %.1f ms, overhead %+.1f ms (%.3fx); latency p50 "
+                 "%.1f, p99 %.1f, max %.1f ms; CPU %.2f s\n",
+            r->strategy->name, path, w->makespan_ms.mean - path,
+            path > 0 ? w->makespan_ms.mean / path : 0, (double)w->p50 / 1e6,
+            (double)w->p99 / 1e6, (double)w->max / 1e6, w->cpu_s);
+}
+
+static void print_var_extra(FILE *out, const ld_options *o, const ld_record *r, const row *w,
+                            double seq_ms)
+{
+    fprintf(out, "  %-12s %.3f ms per trade on %u threads", r->strategy->name,
+            w->makespan_ms.mean / ((double)o->trades / 1.0), r->threads);
+    if (seq_ms > 0)
+        fprintf(out, ", speedup %.2fx, parallel efficiency %.2f", seq_ms / w->makespan_ms.mean,
+                seq_ms / w->makespan_ms.mean / r->threads);
+    fprintf(out, "; CPU %.2f s\n", w->cpu_s);
+}
+
+void ld_table_print(MPI_Comm comm, const ld_options *o, const ld_share *share,
+                    const ld_run *run, FILE *out)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    row *rows = calloc(run->n ? run->n : 1, sizeof *rows);
+    for (size_t i = 0; i < run->n; i++)
+        reduce_row(comm, o, share, &run->rec[i], &rows[i]);
+    if (rank == 0) {
+        for (size_t i = 0; i < run->n; i++) {
+            if (i == 0 || run->rec[i].job != run->rec[i - 1].job)
+                print_header(out, &run->rec[i], o);
+            print_row(out, o, &run->rec[i], &rows[i]);
+        }
+        double seq_ms = 0;
+        for (size_t i = 0; i < run->n; i++)
+            if (strcmp(run->rec[i].strategy->name, "sequential") == 0)
+                seq_ms = rows[i].makespan_ms.mean;
+        fprintf(out, "\n");
+        for (size_t i = 0; i < run->n; i++) {
+            if (run->rec[i].job->fields & LD_FIELDS_SETTLE)
+                print_settle_extra(out, &run->rec[i], &rows[i]);
+            else
+                print_var_extra(out, o, &run->rec[i], &rows[i], seq_ms);
+        }
+        fflush(out);
+    }
+    free(rows);
+}

@@ -1,0 +1,15 @@
+/* table.h: the results table rank 0 prints, in the seed study's columns. */
+#ifndef LD_TABLE_H
+#define LD_TABLE_H
+
+#include <mpi.h>
+#include <stdio.h>
+
+#include "partition.h"
+#include "run.h"
+
+/* Collective: reduce every record across ranks and print the tables on rank 0. */
+void ld_table_print(MPI_Comm comm, const ld_options *o, const ld_share *share,
+                    const ld_run *run, FILE *out);
+
+#endif

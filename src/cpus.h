@@ -1,0 +1,32 @@
+/* cpus.h: which CPUs this process may use, and pinning threads to them (via hwloc). */
+#ifndef LD_CPUS_H
+#define LD_CPUS_H
+
+#define LD_CPUS_MAX 1024
+
+typedef struct ld_cpus {
+    unsigned n;
+    int id[LD_CPUS_MAX]; /* OS CPU numbers, ascending */
+} ld_cpus;
+
+/* The CPUs in the calling process's affinity mask. */
+int ld_cpus_current(ld_cpus *out);
+
+/* This rank's share of a node's CPUs when `local` ranks share them: local rank r gets
+ * a contiguous block. With more ranks than CPUs, ranks share CPUs round-robin and the
+ * function returns 1 (oversubscribed) instead of 0. */
+int ld_cpus_share(const ld_cpus *node, unsigned local_rank, unsigned local, ld_cpus *out);
+
+/* Pin the calling thread to one CPU. */
+int ld_cpus_pin_self(int cpu);
+
+/* Bind the calling thread to a set of CPUs, letting it move among them. */
+int ld_cpus_bind_self(const ld_cpus *cpus);
+
+/* The CPU the calling thread is running on right now. */
+int ld_cpus_running_on(void);
+
+/* The hwloc version, as "2.9.0". */
+const char *ld_cpus_hwloc_version(void);
+
+#endif

@@ -1,0 +1,161 @@
+/* metrics.c: time, thread count, peak RSS and CPU of one strategy run. */
+#include "metrics.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+struct ld_probe {
+    pthread_t sampler;
+    atomic_int stop;
+    unsigned period_us;
+    int peak_threads; /* written by the sampler only, read after the join */
+    struct rusage ru0;
+    int64_t t0;
+};
+
+int64_t ld_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Read one "Name:   value" line of /proc/self/status; -1 when absent. One read(2) of
+ * the whole file keeps the sampler cheap enough to run every millisecond. */
+static int64_t proc_status_field(const char *name)
+{
+    char buf[4096];
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t len = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (len <= 0)
+        return -1;
+    buf[len] = '\0';
+    size_t nlen = strlen(name);
+    for (char *line = buf; line && *line; line = strchr(line, '\n')) {
+        if (*line == '\n')
+            line++;
+        if (strncmp(line, name, nlen) == 0 && line[nlen] == ':')
+            return strtoll(line + nlen + 1, NULL, 10);
+    }
+    return -1;
+}
+
+int ld_proc_threads(void)
+{
+    return (int)proc_status_field("Threads");
+}
+
+int64_t ld_proc_rss_kib(void)
+{
+    return proc_status_field("VmRSS");
+}
+
+/* Writing 5 to clear_refs resets VmHWM to the current RSS (Linux 4.0 and later), so
+ * the peak we read afterwards belongs to this strategy, not to an earlier one. */
+static void reset_peak_rss(void)
+{
+    int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    /* On an old kernel the write fails and the peak covers the process so far: still an
+     * upper bound, so it is not an error. */
+    ssize_t written = write(fd, "5", 1);
+    (void)written;
+    close(fd);
+}
+
+/* The sampler counts threads until told to stop. It is itself one of them, so it
+ * subtracts one from every sample. */
+static void *sampler_main(void *arg)
+{
+    ld_probe *p = arg;
+    struct timespec period = {.tv_sec = p->period_us / 1000000,
+                              .tv_nsec = (long)(p->period_us % 1000000) * 1000};
+    while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
+        int n = ld_proc_threads() - 1;
+        if (n > p->peak_threads)
+            p->peak_threads = n;
+        nanosleep(&period, NULL);
+    }
+    return NULL;
+}
+
+int ld_probe_start(ld_probe **out, unsigned period_us)
+{
+    ld_probe *p = calloc(1, sizeof *p);
+    if (!p)
+        return -ENOMEM;
+    p->period_us = period_us ? period_us : 1000;
+    p->peak_threads = ld_proc_threads();
+    atomic_init(&p->stop, 0);
+    reset_peak_rss();
+    int rc = pthread_create(&p->sampler, NULL, sampler_main, p);
+    if (rc != 0) {
+        free(p);
+        return -rc;
+    }
+    getrusage(RUSAGE_SELF, &p->ru0);
+    p->t0 = ld_now_ns();
+    *out = p;
+    return 0;
+}
+
+static int64_t tv_us(struct timeval tv)
+{
+    return (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
+}
+
+int ld_probe_stop(ld_probe *p, ld_metrics *m)
+{
+    m->wall_ns = ld_now_ns() - p->t0;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    /* One last sample before the sampler goes, so a run shorter than the period still
+     * sees its threads. */
+    int last = ld_proc_threads() - 1;
+    atomic_store(&p->stop, 1);
+    pthread_join(p->sampler, NULL);
+    m->peak_threads = last > p->peak_threads ? last : p->peak_threads;
+    m->peak_rss_kib = proc_status_field("VmHWM");
+    m->utime_us = tv_us(ru.ru_utime) - tv_us(p->ru0.ru_utime);
+    m->stime_us = tv_us(ru.ru_stime) - tv_us(p->ru0.ru_stime);
+    m->nvcsw = ru.ru_nvcsw - p->ru0.ru_nvcsw;
+    m->nivcsw = ru.ru_nivcsw - p->ru0.ru_nivcsw;
+    free(p);
+    return 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+void ld_sort_i64(int64_t *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_i64);
+}
+
+int64_t ld_percentile_sorted(const int64_t *v, size_t n, double q)
+{
+    if (n == 0)
+        return 0;
+    size_t rank = (size_t)ceil(q * (double)n);
+    if (rank < 1)
+        rank = 1;
+    if (rank > n)
+        rank = n;
+    return v[rank - 1];
+}

@@ -1,0 +1,42 @@
+/* metrics.h: what one strategy run cost the process, measured, never assumed.
+ *
+ * A probe resets the kernel's peak-RSS mark (VmHWM) and samples the thread count on a
+ * sampler thread of its own, which it leaves out of the count. Everything the process
+ * runs meanwhile is counted, MPI's own threads included.
+ */
+#ifndef LD_METRICS_H
+#define LD_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ld_metrics {
+    int64_t wall_ns;
+    int64_t peak_threads; /* OS threads of the process, sampler excluded */
+    int64_t peak_rss_kib; /* VmHWM after a reset at the start */
+    int64_t utime_us;
+    int64_t stime_us;
+    int64_t nvcsw;  /* voluntary context switches */
+    int64_t nivcsw; /* involuntary context switches */
+} ld_metrics;
+
+typedef struct ld_probe ld_probe;
+
+/* Monotonic time in nanoseconds. */
+int64_t ld_now_ns(void);
+
+/* Start measuring: reset VmHWM, take rusage, start the sampler (period in µs). */
+int ld_probe_start(ld_probe **out, unsigned period_us);
+
+/* Stop the sampler and fill m with what happened since ld_probe_start. Frees p. */
+int ld_probe_stop(ld_probe *p, ld_metrics *m);
+
+/* The process's current thread count and resident set, from /proc/self/status. */
+int ld_proc_threads(void);
+int64_t ld_proc_rss_kib(void);
+
+/* Latency percentile (0 <= q <= 1) by nearest rank over v[0..n), which it sorts. */
+int64_t ld_percentile_sorted(const int64_t *v, size_t n, double q);
+void ld_sort_i64(int64_t *v, size_t n);
+
+#endif

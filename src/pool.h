@@ -1,0 +1,33 @@
+/* pool.h: a fixed pool of OS worker threads, worker w pinned to cpus[w].
+ *
+ * ld_pool_run hands task indices 0..ntasks-1 out one at a time from a shared atomic
+ * counter and returns when all have run. The workers are created once and reused
+ * across runs; between runs they sleep on a condition variable.
+ */
+#ifndef LD_POOL_H
+#define LD_POOL_H
+
+#include <stddef.h>
+
+#include "cpus.h"
+
+typedef struct ld_pool ld_pool;
+
+/* Task callback: run task `index` on worker `worker` (0-based). */
+typedef void (*ld_pool_task)(void *ctx, size_t index, unsigned worker);
+
+/* One worker per CPU in cpus, each pinned to its CPU before it takes any task. */
+int ld_pool_create(ld_pool **out, const ld_cpus *cpus);
+
+/* Run fn(ctx, i, w) for every i in [0, ntasks), blocking until all are done. */
+int ld_pool_run(ld_pool *p, size_t ntasks, ld_pool_task fn, void *ctx);
+
+unsigned ld_pool_size(const ld_pool *p);
+
+/* The CPU worker w is pinned to. */
+int ld_pool_worker_cpu(const ld_pool *p, unsigned w);
+
+/* Stop and join the workers. */
+void ld_pool_destroy(ld_pool *p);
+
+#endif

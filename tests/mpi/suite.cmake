@@ -1,0 +1,12 @@
+# mpi: real mpirun with several ranks, checked through the HDF5 files they write.
+set(LD_MPI_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+add_test(NAME mpi.ranks COMMAND ${LD_MPI_DIR}/test_ranks.sh $<TARGET_FILE:loomdist>
+  ${LD_PYTHON} ${CMAKE_CURRENT_BINARY_DIR}/mpi-ranks)
+set_tests_properties(mpi.ranks PROPERTIES LABELS mpi TIMEOUT 300 RUN_SERIAL TRUE
+  ENVIRONMENT "${LD_MPI_ENV}")
+
+add_test(NAME mpi.bad_input COMMAND ${LD_MPI_DIR}/test_bad_input.sh $<TARGET_FILE:loomdist>
+  ${CMAKE_CURRENT_BINARY_DIR}/mpi-bad)
+set_tests_properties(mpi.bad_input PROPERTIES LABELS "unit;mpi" TIMEOUT 180
+  ENVIRONMENT "${LD_MPI_ENV}")

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Bad input, as a user mistypes it, under one rank and under mpirun -n 4: exit status 2,
+# the message exactly once, nothing on stdout, no output file, no rank left hanging.
+# Usage: test_bad_input.sh LOOMDIST WORKDIR
+set -uo pipefail
+bin=$1 work=$2
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+touch a-file
+mkdir a-folder
+fails=0
+
+# expect RANKS MESSAGE ARGS...: run, then check status, message count and leftovers.
+expect() {
+    local ranks=$1 message=$2
+    shift 2
+    local launch=()
+    [ "$ranks" -gt 0 ] && launch=(mpirun -n "$ranks")
+    rm -f out.h5 out.h5.tmp
+    timeout 60 "${launch[@]}" "$bin" --output out.h5 "$@" > stdout.txt 2> stderr.txt
+    local rc=$?
+    local count
+    count=$(grep -cF -- "loomdist: $message" stderr.txt)
+    if [ "$rc" != 2 ] || [ "$count" != 1 ] || [ -s stdout.txt ] || [ -e out.h5 ] ||
+        [ -e out.h5.tmp ]; then
+        echo "FAIL (ranks=$ranks, $*): status $rc, message seen $count times," \
+            "stdout $(wc -c < stdout.txt) bytes; stderr:"
+        sed 's/^/    /' stderr.txt
+        fails=$((fails + 1))
+    fi
+}
+
+for ranks in 0 4; do
+    expect "$ranks" "unknown option '--tardes' (try --help)" --tardes 10
+    expect "$ranks" "--trades must be at least 1, not 0" --trades 0
+    expect "$ranks" "--trades takes a whole number, not '-3'" --trades -3
+    expect "$ranks" "--sims takes a whole number, not 'many'" --sims many
+    expect "$ranks" "--trades 1000000000000 is too large: at most 100000000" \
+        --trades 1000000000000
+    expect "$ranks" "--stack-size 1048576 is too large: at most 65536" --stack-size 1048576
+done
+# Outputs that cannot be written: no such folder, a file as folder, a folder as file.
+expect 4 "cannot write --output no-such-dir/x.h5: No such file or directory" \
+    --output no-such-dir/x.h5
+expect 0 "cannot write --output a-file/x.h5: Not a directory" --output a-file/x.h5
+expect 4 "--output a-folder is a folder; give a file name" --output a-folder
+expect 3 "3 ranks but only 2 trades: use --trades 3 or more" --trades 2
+
+[ "$fails" = 0 ] && echo "bad input: every case exits 2 with one message and no file"
+exit "$((fails > 0))"

@@ -1,0 +1,139 @@
+/* test_options.c: every bad command line gets its exact message; good ones parse. */
+#include <stdio.h>
+#include <string.h>
+
+#include "options.h"
+
+typedef struct bad_case {
+    const char *args[4];
+    const char *message;
+} bad_case;
+
+/* Each case: the arguments after the program name, and the whole message expected. */
+static const bad_case bad[] = {
+    {{"--bogus"}, "unknown option '--bogus' (try --help)"},
+    {{"--trades=5", "--tardes", "9"}, "unknown option '--tardes' (try --help)"},
+    {{"trades"}, "unexpected argument 'trades': options start with --"},
+    {{"-n", "4"}, "unexpected argument '-n': options start with --"},
+    {{"--trades", "0"}, "--trades must be at least 1, not 0"},
+    {{"--trades", "-5"}, "--trades takes a whole number, not '-5'"},
+    {{"--trades", "abc"}, "--trades takes a whole number, not 'abc'"},
+    {{"--trades", "12k"}, "--trades takes a whole number, not '12k'"},
+    {{"--trades", "1e6"}, "--trades takes a whole number, not '1e6'"},
+    {{"--trades", ""}, "--trades takes a whole number, not ''"},
+    {{"--trades"}, "--trades needs a value (N)"},
+    {{"--trades", "100000001"}, "--trades 100000001 is too large: at most 100000000"},
+    {{"--trades", "99999999999999999999999"},
+     "--trades 99999999999999999999999 is too large: at most 100000000"},
+    {{"--sims", "0"}, "--sims must be at least 1, not 0"},
+    {{"--sims", "4294967296"}, "--sims 4294967296 is too large: at most 100000000"},
+    {{"--pool-size", "-1"}, "--pool-size takes a whole number, not '-1'"},
+    {{"--pool-size", "0"}, "--pool-size must be at least 1, not 0"},
+    {{"--iterations", "0"}, "--iterations must be at least 1, not 0"},
+    {{"--stack-size", "4"}, "--stack-size must be at least 16, not 4"},
+    {{"--latency-scale", "0"}, "--latency-scale must be between 1e-06 and 1000, not 0"},
+    {{"--latency-scale", "nan"}, "--latency-scale takes a number, not 'nan'"},
+    {{"--latency-scale", "fast"}, "--latency-scale takes a number, not 'fast'"},
+    {{"--pin-fraction", "1.5"}, "--pin-fraction must be between 0 and 1, not 1.5"},
+    {{"--var-kernel", "quick"}, "--var-kernel takes sort|select, not 'quick'"},
+    {{"--partition", "round"}, "--partition takes block|cyclic, not 'round'"},
+    {{"--jobs", "settle,foo"}, "--jobs: unknown job 'foo' (jobs: settle, var)"},
+    {{"--strategies", "gren"}, "--strategies: unknown strategy 'gren' (see --help for the list)"},
+    {{"--strategies", "settle/pool"},
+     "--strategies: unknown strategy 'settle/pool' (see --help for the list)"},
+    {{"--jobs", "settle", "--strategies", "pool"},
+     "--jobs and --strategies select nothing to run: pick strategies of the jobs you ask "
+     "for"},
+    {{"--output", ""}, "--output takes a file name of 1 to 4095 bytes"},
+    {{"--quiet=yes"}, "--quiet takes no value"},
+};
+
+static int argc_of(const char *const *args)
+{
+    int n = 0;
+    while (n < 4 && args[n])
+        n++;
+    return n + 1;
+}
+
+static int check_bad(const bad_case *c)
+{
+    char *argv[6] = {"loomdist"};
+    for (int i = 1; i < argc_of(c->args); i++)
+        argv[i] = (char *)c->args[i - 1];
+    ld_options o;
+    char err[512] = "";
+    enum ld_options_verdict v = ld_options_parse(&o, argc_of(c->args), argv, err, sizeof err);
+    if (v != LD_OPTIONS_INVALID || strcmp(err, c->message) != 0) {
+        fprintf(stderr, "FAIL %s ...: verdict %d, message '%s'\n  expected '%s'\n",
+                c->args[0], (int)v, err, c->message);
+        return 1;
+    }
+    return 0;
+}
+
+/* The defaults are the study's: 8,000 trades, 20,000 sims, every strategy. */
+static int check_defaults(void)
+{
+    char *argv[] = {"loomdist"};
+    ld_options o;
+    char err[256];
+    int fails = 0;
+    fails += ld_options_parse(&o, 1, argv, err, sizeof err) != LD_OPTIONS_RUN;
+    fails += o.trades != 8000 || o.sims != 20000 || o.pool_size != 200;
+    fails += strcmp(o.output, "loomdist.h5") != 0 || o.iterations != 1;
+    for (size_t j = 0; j < ld_njobs; j++)
+        fails += o.selected[j] != (1u << ld_jobs[j]->nstrategies) - 1;
+    if (fails)
+        fprintf(stderr, "FAIL defaults\n");
+    return fails != 0;
+}
+
+/* "--strategies green" picks green in both jobs; "var/green" only var's. */
+static int check_selection(void)
+{
+    char *both[] = {"loomdist", "--strategies", "green"};
+    char *one[] = {"loomdist", "--strategies=var/green,threads", "--trades=10"};
+    ld_options o;
+    char err[256];
+    int fails = 0;
+    fails += ld_options_parse(&o, 3, both, err, sizeof err) != LD_OPTIONS_RUN;
+    const ld_job *settle = ld_job_find("settle"), *var = ld_job_find("var");
+    uint32_t sg = 1u << (ld_job_strategy(settle, "green") - settle->strategies);
+    uint32_t vg = 1u << (ld_job_strategy(var, "green") - var->strategies);
+    uint32_t st = 1u << (ld_job_strategy(settle, "threads") - settle->strategies);
+    fails += o.selected[0] != sg || o.selected[1] != vg;
+    fails += ld_options_parse(&o, 3, one, err, sizeof err) != LD_OPTIONS_RUN;
+    fails += o.selected[0] != st || o.selected[1] != vg || o.trades != 10;
+    if (fails)
+        fprintf(stderr, "FAIL selection\n");
+    return fails != 0;
+}
+
+static int check_help_version(void)
+{
+    char *help[] = {"loomdist", "--trades", "5", "--help"};
+    char *version[] = {"loomdist", "--version"};
+    ld_options o;
+    char err[256];
+    int fails = ld_options_parse(&o, 4, help, err, sizeof err) != LD_OPTIONS_HELP;
+    fails += ld_options_parse(&o, 2, version, err, sizeof err) != LD_OPTIONS_VERSION;
+    if (fails)
+        fprintf(stderr, "FAIL help/version\n");
+    return fails != 0;
+}
+
+int main(void)
+{
+    int fails = 0;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        fails += check_bad(&bad[i]);
+    fails += check_defaults() + check_selection() + check_help_version();
+    if (fails) {
+        fprintf(stderr, "%d option checks failed\n", fails);
+        return 1;
+    }
+    printf("%zu bad command lines rejected with their messages; defaults ok\n",
+           sizeof bad / sizeof bad[0]);
+    return 0;
+}
