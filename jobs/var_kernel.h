@@ -22,9 +22,17 @@ enum ld_var_kernel {
 };
 
 /* The VaR of trade t, in currency units (dollars). scratch holds at least sims doubles
- * and is overwritten; sims must be at least 1. */
+ * and is overwritten; sims must be at least 1. The sort kernel allocates a second
+ * buffer of sims doubles for itself. NaN for a NULL argument, sims of 0, an unknown
+ * kernel, or when that buffer cannot be allocated. */
 double ld_var_trade(const ld_trade *t, uint64_t seed, uint32_t sims, enum ld_var_kernel kernel,
                     double *scratch);
+
+/* The order-statistic half of ld_var_trade: the k-th smallest (0-based) of pnl[0..n),
+ * k < n, which must hold no NaN. LD_VAR_SORT leaves pnl sorted ascending;
+ * LD_VAR_SELECT leaves it partitioned, smaller values before pnl[k] and larger after.
+ * NaN in the same cases as ld_var_trade. */
+double ld_var_order_stat(double *pnl, uint32_t n, uint32_t k, enum ld_var_kernel kernel);
 
 /* The closed-form one-day GBM VaR of t at the same confidence, for checking. */
 double ld_var_closed_form(const ld_trade *t);

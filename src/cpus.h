@@ -1,4 +1,8 @@
-/* cpus.h: which CPUs this process may use, and pinning threads to them (via hwloc). */
+/* cpus.h: which CPUs this process may use, a rank's share of them, and pinning threads.
+ *
+ * Functions returning int give 0 (or 1, where said) on success and a negative errno on
+ * failure.
+ */
 #ifndef LD_CPUS_H
 #define LD_CPUS_H
 
@@ -9,7 +13,8 @@ typedef struct ld_cpus {
     int id[LD_CPUS_MAX]; /* OS CPU numbers, ascending */
 } ld_cpus;
 
-/* The CPUs in the calling process's affinity mask. */
+/* The CPUs in the calling process's affinity mask: the union of its threads' masks, as
+ * hwloc reads it. Loads a minimal hwloc topology, a few milliseconds: call it once. */
 int ld_cpus_current(ld_cpus *out);
 
 /* This rank's share of a node's CPUs when `local` ranks share them: local rank r gets
@@ -17,16 +22,17 @@ int ld_cpus_current(ld_cpus *out);
  * function returns 1 (oversubscribed) instead of 0. */
 int ld_cpus_share(const ld_cpus *node, unsigned local_rank, unsigned local, ld_cpus *out);
 
-/* Pin the calling thread to one CPU. */
+/* Pin the calling thread to one CPU (one system call, no hwloc topology). */
 int ld_cpus_pin_self(int cpu);
 
-/* Bind the calling thread to a set of CPUs, letting it move among them. */
+/* Bind the calling thread to a set of CPUs, letting it move among them (one system
+ * call). Threads it creates afterwards inherit the set. */
 int ld_cpus_bind_self(const ld_cpus *cpus);
 
 /* The CPU the calling thread is running on right now. */
 int ld_cpus_running_on(void);
 
-/* The hwloc version, as "2.9.0". */
+/* The hwloc version built against, as "2.9.0". */
 const char *ld_cpus_hwloc_version(void);
 
 #endif

@@ -32,17 +32,23 @@ typedef struct ld_sched_config {
 } ld_sched_config;
 
 /* Create the scheduler of the calling thread, with a uv_loop of its own. cfg may be
- * NULL. One scheduler per thread at a time: a second call returns -EBUSY. */
+ * NULL. One scheduler per thread at a time: a second call returns -EBUSY. The first
+ * call in the process installs the SIGSEGV handler that reports overflows; it chains
+ * to the handler it displaced, so create schedulers after MPI_Init or anything else
+ * that installs a SIGSEGV handler of its own. */
 int ld_sched_create(ld_sched **out, const ld_sched_config *cfg);
 
-/* Free the scheduler, its loop and its cached stacks. No green thread may be left. */
+/* Free the scheduler, its loop and its cached stacks, on the thread that created it.
+ * No green thread may be left, joinable ones included: join them first. */
 void ld_sched_destroy(ld_sched *s);
 
 /* The loop this scheduler drives, for callers that add libuv handles of their own. */
 uv_loop_t *ld_sched_loop(ld_sched *s);
 
 /* Run green threads and the loop until no green thread is left and the loop has no
- * active handle. Call on the scheduler's own thread. */
+ * active handle. Call on the scheduler's own thread (else -EPERM), not from inside
+ * ld_sched_run (else -EBUSY). While green threads are left but none is runnable it
+ * waits in the loop, for a timer, I/O or an unpark from another thread. */
 int ld_sched_run(ld_sched *s);
 
 /* Spawn a green thread that will run fn(arg) on scheduler s. With out non-NULL the
@@ -60,11 +66,14 @@ uint64_t ld_gt_id(const ld_gt *g);
 void ld_gt_yield(void);
 
 /* In a green thread: park for ns nanoseconds on a uv timer. ns is rounded up to the
- * timer's millisecond resolution; 0 behaves as yield. */
+ * timer's millisecond resolution, so the sleep never ends early and at most about a
+ * millisecond late (plus scheduling delay); 0 behaves as yield. */
 void ld_gt_sleep_ns(uint64_t ns);
 
 /* In a green thread: wait until g has returned, then free it. Returns -EINVAL if g is
- * the caller or not joinable. */
+ * the caller, not joinable, already being joined, or on another scheduler. A thread
+ * that has already returned may also be joined outside a green thread, on its
+ * scheduler's thread (after ld_sched_run, say); one still running then gives -EPERM. */
 int ld_gt_join(ld_gt *g);
 
 /* In a green thread: park until some thread calls ld_gt_unpark on this one. An unpark
@@ -72,7 +81,9 @@ int ld_gt_join(ld_gt *g);
 void ld_gt_park(void);
 
 /* Make a parked green thread runnable. Safe from any OS thread: a wake-up for another
- * carrier goes through that carrier's uv_async. */
+ * carrier goes through that carrier's uv_async. g must not return (and, if detached,
+ * be freed) before this call does. Unparking a sleeping or joining thread does not
+ * wake it; the unpark is kept for its next park. */
 void ld_gt_unpark(ld_gt *g);
 
 /* A lock for green threads: a contended lock parks the caller instead of blocking its
@@ -80,7 +91,7 @@ void ld_gt_unpark(ld_gt *g);
 typedef struct ld_gt_mutex ld_gt_mutex;
 int ld_gt_mutex_create(ld_gt_mutex **out);
 void ld_gt_mutex_destroy(ld_gt_mutex *m);
-void ld_gt_mutex_lock(ld_gt_mutex *m);   /* in a green thread */
+void ld_gt_mutex_lock(ld_gt_mutex *m);   /* in a green thread; FIFO hand-off */
 void ld_gt_mutex_unlock(ld_gt_mutex *m); /* in a green thread, by the owner */
 
 #endif

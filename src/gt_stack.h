@@ -20,6 +20,8 @@
 #include <stdint.h>
 
 #if defined(__has_include)
+/* cppcheck cannot evaluate __has_include. */
+// cppcheck-suppress preprocessorErrorDirective
 #if __has_include(<valgrind/valgrind.h>)
 #define LD_STACK_VALGRIND 1
 #endif

@@ -125,7 +125,7 @@ static inline void ld_ctx_swap(ld_ctx *from, ld_ctx *to)
 
 /* The last switch away from a context whose entry function is done. ASan frees its
  * fake stack now; the stack itself may be reused once `to` runs. Never returns. */
-static inline void ld_ctx_exit(ld_ctx *from, ld_ctx *to)
+static inline void ld_ctx_leave(ld_ctx *from, ld_ctx *to)
 {
 #ifdef LD_CTX_ASAN
     __sanitizer_start_switch_fiber(NULL, to->stack_lo, to->stack_size);
@@ -138,7 +138,7 @@ static inline void ld_ctx_exit(ld_ctx *from, ld_ctx *to)
 }
 
 /* Release what a context made by ld_ctx_make holds besides its stack (TSan's fiber).
- * Called from another context, after ld_ctx_exit left this one. */
+ * Called from another context, after ld_ctx_leave left this one. */
 static inline void ld_ctx_release(ld_ctx *c)
 {
 #ifdef LD_CTX_TSAN

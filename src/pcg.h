@@ -12,6 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct ld_pcg32 {
     uint64_t state;
     uint64_t inc; /* stream selector, always odd */
@@ -55,5 +59,9 @@ double ld_pcg32_normal(ld_pcg32 *rng);
 /* Fill out[0..n) with normals: the same values, in the same order, as n calls to
  * ld_pcg32_normal, but with the generator kept in registers. */
 void ld_pcg32_normal_fill(ld_pcg32 *rng, double *out, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

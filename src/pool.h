@@ -2,7 +2,8 @@
  *
  * ld_pool_run hands task indices 0..ntasks-1 out one at a time from a shared atomic
  * counter and returns when all have run. The workers are created once and reused
- * across runs; between runs they sleep on a condition variable.
+ * across runs; between runs they sleep on a condition variable. No global state: all
+ * of it lives in the ld_pool. Functions returning int give 0 or a negative errno.
  */
 #ifndef LD_POOL_H
 #define LD_POOL_H
@@ -16,10 +17,12 @@ typedef struct ld_pool ld_pool;
 /* Task callback: run task `index` on worker `worker` (0-based). */
 typedef void (*ld_pool_task)(void *ctx, size_t index, unsigned worker);
 
-/* One worker per CPU in cpus, each pinned to its CPU before it takes any task. */
+/* One worker per CPU in cpus, each pinned to its CPU before it takes any task. Returns
+ * once every worker is pinned; a CPU that cannot be pinned fails the whole pool. */
 int ld_pool_create(ld_pool **out, const ld_cpus *cpus);
 
-/* Run fn(ctx, i, w) for every i in [0, ntasks), blocking until all are done. */
+/* Run fn(ctx, i, w) for every i in [0, ntasks), blocking until all are done. One run
+ * at a time: a call while another is in progress returns -EBUSY. */
 int ld_pool_run(ld_pool *p, size_t ntasks, ld_pool_task fn, void *ctx);
 
 unsigned ld_pool_size(const ld_pool *p);

@@ -10,3 +10,8 @@ add_test(NAME mpi.bad_input COMMAND ${LD_MPI_DIR}/test_bad_input.sh $<TARGET_FIL
   ${CMAKE_CURRENT_BINARY_DIR}/mpi-bad)
 set_tests_properties(mpi.bad_input PROPERTIES LABELS "unit;mpi" TIMEOUT 180
   ENVIRONMENT "${LD_MPI_ENV}")
+
+add_test(NAME mpi.strategies COMMAND ${LD_MPI_DIR}/test_strategies.sh
+  $<TARGET_FILE:loomdist> ${LD_PYTHON} ${CMAKE_CURRENT_BINARY_DIR}/mpi-strategies)
+set_tests_properties(mpi.strategies PROPERTIES LABELS mpi TIMEOUT 300 RUN_SERIAL TRUE
+  ENVIRONMENT "${LD_MPI_ENV}")

@@ -3,7 +3,7 @@
 # the message exactly once, nothing on stdout, no output file, no rank left hanging.
 # Usage: test_bad_input.sh LOOMDIST WORKDIR
 set -uo pipefail
-bin=$1 work=$2
+bin=$(realpath "$1") work=$2
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 touch a-file
 mkdir a-folder

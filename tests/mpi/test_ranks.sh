@@ -3,7 +3,7 @@
 # files hold every trade once and agree on every status and VaR, bit for bit.
 # Usage: test_ranks.sh LOOMDIST PYTHON WORKDIR
 set -euo pipefail
-bin=$1 py=$2 work=$3
+bin=$(realpath "$1") py=$2 work=$3
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work" && mkdir -p "$work"
 args=(--trades 480 --sims 2000 --latency-scale 0.02 --pool-size 40 --quiet)

@@ -1,0 +1,21 @@
+/* gt_sched.h: what the scheduler offers the rest of the green-thread runtime (internal
+ * to src/), beyond the public contract in gt.h.
+ *
+ * Suspend and resume are a second wake-up channel, apart from park and unpark, for the
+ * runtime's own blocking primitives (ld_gt_mutex). A resume wakes only a suspend and an
+ * unpark wakes only a park, so neither can eat the other's wake-up.
+ */
+#ifndef LD_GT_SCHED_H
+#define LD_GT_SCHED_H
+
+#include "gt.h"
+
+/* In a green thread: wait for one ld_gt_resume on this thread. A resume that comes
+ * first is remembered, as unpark is for park. Every suspend must be paired with exactly
+ * one resume by its caller's protocol; there are no spurious returns. */
+void ld_gt_suspend(void);
+
+/* Wake a green thread from ld_gt_suspend. Safe from any OS thread. */
+void ld_gt_resume(ld_gt *g);
+
+#endif

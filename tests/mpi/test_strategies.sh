@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# What the strategies' measurements must show, at a small latency scale:
+# thread counts against the pool size, pinning against the monitor, and the CI column.
+# Usage: test_strategies.sh LOOMDIST PYTHON WORKDIR
+set -euo pipefail
+bin=$(realpath "$1") py=$2 work=$3
+here=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$work" && mkdir -p "$work" && cd "$work"
+
+# A pool of 64 threads shows 64 or more OS threads per rank; green stays below.
+mpirun -n 2 "$bin" --quiet --jobs settle --strategies threads,green --trades 400 \
+    --latency-scale 0.02 --pool-size 64 --output threads.h5 > /dev/null
+"$py" "$here/check_strategies.py" threads threads.h5 64
+
+# One carrier, so a blocked carrier is visible: half the trades pinned against none.
+for f in 0 0.5; do
+    mpirun -n 1 "$bin" --quiet --jobs settle --strategies green-pinned,green-monitor \
+        --trades 200 --latency-scale 0.05 --carriers 1 --pin-fraction "$f" \
+        --output "pin-$f.h5" > /dev/null
+done
+"$py" "$here/check_strategies.py" pinning pin-0.h5 pin-0.5.h5
+
+# The table shows mean ± half-width once there are 3 iterations, and not before.
+run_var() {
+    mpirun -n 1 "$bin" --quiet --jobs var --strategies sequential --trades 20 --sims 500 \
+        --iterations "$1" --output "ci-$1.h5"
+}
+run_var 3 | grep -E '^sequential .*[0-9] ± [0-9]' > /dev/null ||
+    { echo "FAIL: no ± with --iterations 3"; exit 1; }
+if run_var 2 | grep -q '±'; then
+    echo "FAIL: a ± with only 2 iterations"
+    exit 1
+fi
+echo "strategies: thread counts, pinning and CI all as expected"
