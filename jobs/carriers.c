@@ -3,7 +3,10 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+
+#include "watchdog.h"
 
 typedef struct carrier {
     pthread_t thread;
@@ -13,6 +16,7 @@ typedef struct carrier {
     const ld_job_config *cfg;
     ld_carrier_body body;
     void *ctx;
+    ld_watchdog *watchdog; /* NULL unless --trace-pinning */
 } carrier;
 
 unsigned ld_carriers_count(const ld_job_config *cfg)
@@ -32,10 +36,13 @@ static void *carrier_main(void *arg)
     ld_sched *s;
     if ((c->rc = ld_sched_create(&s, &sc)) != 0)
         return NULL;
+    int slot = c->watchdog ? ld_watchdog_watch(c->watchdog, s, c->index) : -1;
     c->rc = c->body(c->index, s, c->ctx);
     int run_rc = ld_sched_run(s);
     if (c->rc == 0)
         c->rc = run_rc;
+    if (c->watchdog)
+        ld_watchdog_forget(c->watchdog, slot);
     ld_sched_destroy(s);
     return NULL;
 }
@@ -47,10 +54,13 @@ int ld_carriers_run(const ld_job_config *cfg, ld_carrier_body body, void *ctx)
     if (!cs)
         return -ENOMEM;
     unsigned started = 0;
-    int rc = 0;
-    for (unsigned i = 0; i < n; i++) {
+    ld_watchdog *watchdog = NULL;
+    int rc = cfg->trace_pinning_ns ? ld_watchdog_start(&watchdog, cfg->trace_pinning_ns, stderr)
+                                   : 0;
+    for (unsigned i = 0; rc == 0 && i < n; i++) {
         int cpu = cfg->cpus && cfg->cpus->n ? cfg->cpus->id[i % cfg->cpus->n] : -1;
-        cs[i] = (carrier){.index = i, .cpu = cpu, .cfg = cfg, .body = body, .ctx = ctx};
+        cs[i] = (carrier){.index = i, .cpu = cpu, .cfg = cfg, .body = body, .ctx = ctx,
+                          .watchdog = watchdog};
         int err = pthread_create(&cs[i].thread, NULL, carrier_main, &cs[i]);
         if (err) {
             rc = -err;
@@ -63,6 +73,8 @@ int ld_carriers_run(const ld_job_config *cfg, ld_carrier_body body, void *ctx)
         if (rc == 0)
             rc = cs[i].rc;
     }
+    if (watchdog)
+        ld_watchdog_stop(watchdog);
     free(cs);
     return rc;
 }

@@ -30,6 +30,7 @@ typedef struct ld_job_config {
     unsigned workers;       /* var pool and steal: worker threads */
     size_t stack_size;      /* green threads: usable stack bytes */
     enum ld_var_kernel var_kernel;
+    int64_t trace_pinning_ns; /* report carriers blocked longer than this; 0: off */
     const ld_cpus *cpus;    /* the CPUs this rank owns */
 } ld_job_config;
 

@@ -24,16 +24,38 @@ typedef int64_t var_i2 __attribute__((vector_size(16))); /* compares give -1 or 
 #define V2(x) ((var_v2){(x), (x)})
 
 /* 2^(j/32) for j = 0..31, correctly rounded (computed to 50 digits). */
-static const double var_exp2_tab[32] = {
-    1.0, 1.0218971486541166, 1.0442737824274138, 1.0671404006768237,
-    1.0905077326652577, 1.1143867425958924, 1.1387886347566916, 1.1637248587775775,
-    1.189207115002721, 1.215247359980469, 1.241857812073484, 1.2690509571917332,
-    1.2968395546510096, 1.3252366431597413, 1.3542555469368927, 1.383909881963832,
-    1.4142135623730951, 1.4451808069770467, 1.4768261459394993, 1.5091644275934228,
-    1.5422108254079407, 1.5759808451078865, 1.6104903319492543, 1.645755478153965,
-    1.681792830507429, 1.718619298122478, 1.7562521603732995, 1.7947090750031072,
-    1.8340080864093424, 1.8741676341103, 1.9152065613971474, 1.9571441241754002,
-};
+static const double var_exp2_tab[32] = {1.0,
+                                        1.0218971486541166,
+                                        1.0442737824274138,
+                                        1.0671404006768237,
+                                        1.0905077326652577,
+                                        1.1143867425958924,
+                                        1.1387886347566916,
+                                        1.1637248587775775,
+                                        1.189207115002721,
+                                        1.215247359980469,
+                                        1.241857812073484,
+                                        1.2690509571917332,
+                                        1.2968395546510096,
+                                        1.3252366431597413,
+                                        1.3542555469368927,
+                                        1.383909881963832,
+                                        1.4142135623730951,
+                                        1.4451808069770467,
+                                        1.4768261459394993,
+                                        1.5091644275934228,
+                                        1.5422108254079407,
+                                        1.5759808451078865,
+                                        1.6104903319492543,
+                                        1.645755478153965,
+                                        1.681792830507429,
+                                        1.718619298122478,
+                                        1.7562521603732995,
+                                        1.7947090750031072,
+                                        1.8340080864093424,
+                                        1.8741676341103,
+                                        1.9152065613971474,
+                                        1.9571441241754002};
 
 /* exp(x) on both lanes, within about 1 ulp, for |x| < 700 (no overflow handling: the
  * kernel's arguments stay below 0.3, since the ziggurat never returns |z| > 14).
@@ -59,8 +81,9 @@ static inline var_v2 var_exp(var_v2 x)
     var_v2 s;
     memcpy(&s, &scaled, sizeof s);
     var_v2 r2 = r * r;
-    var_v2 em1 = r + r2 * ((V2(1.0 / 2) + r * V2(1.0 / 6)) +
-                           r2 * ((V2(1.0 / 24) + r * V2(1.0 / 120)) + r2 * V2(1.0 / 720)));
+    var_v2 em1 =
+        r + r2 * ((V2(1.0 / 2) + r * V2(1.0 / 6)) +
+                  r2 * ((V2(1.0 / 24) + r * V2(1.0 / 120)) + r2 * V2(1.0 / 720)));
     return s + s * em1;
 }
 
@@ -87,7 +110,6 @@ static void var_pnl(double *a, uint32_t n, double price, double notional)
     if (i < n)
         a[i] = var_pnl2((var_v2){a[i], a[i]}, price, notional)[0];
 }
-
 
 /* Sift a[root] down the max-heap a[0..n). */
 static void var_sift(double *a, uint32_t root, uint32_t n)
@@ -174,8 +196,8 @@ static int var_insertion(double *a, uint32_t n, int64_t budget)
 
 /* One counting pass: move src into dst ordered by one digit of the key, keeping the
  * order of equal digits. start[] holds where each digit's run begins. */
-static void var_scatter(const double *src, double *dst, uint32_t n, double lo, double scale,
-                        unsigned shift, uint32_t *start)
+static void var_scatter(const double *src, double *dst, uint32_t n, double lo,
+                        double scale, unsigned shift, uint32_t *start)
 {
     for (uint32_t i = 0; i < n; i++)
         dst[start[(var_key(src[i], lo, scale) >> shift) & LD_VAR_DIGIT_MASK]++] = src[i];
@@ -250,7 +272,8 @@ static void var_select(double *a, ptrdiff_t left, ptrdiff_t right, ptrdiff_t k)
             double z = log(n), s = 0.5 * exp(2.0 * z / 3.0);
             double sd = 0.5 * sqrt(z * s * (n - s) / n) * (i < n / 2 ? -1.0 : 1.0);
             double sub_left = fmax((double)left, floor((double)k - i * s / n + sd));
-            double sub_right = fmin((double)right, floor((double)k + (n - i) * s / n + sd));
+            double sub_right =
+                fmin((double)right, floor((double)k + (n - i) * s / n + sd));
             var_select(a, (ptrdiff_t)sub_left, (ptrdiff_t)sub_right, k);
         }
         double t = a[k];
@@ -304,14 +327,14 @@ double ld_var_order_stat(double *pnl, uint32_t n, uint32_t k, enum ld_var_kernel
  * sigma*exp(-0.3)*1e-9 > 1e-11 of it. Every draw below the band then has a smaller
  * P&L than every draw in it, and every draw above a larger one. */
 #define LD_VAR_GAP 1e-9
-_Static_assert(LD_VAR_VOL * LD_VAR_GAP > 1e-13, "the band's gap is too small for this sigma");
+#define LD_VAR_GAP_HOLDS (LD_VAR_VOL * LD_VAR_GAP > 1e-13) /* false for a tiny sigma */
 
 /* The draws are standard normal, so the k-th of n lies near Phi^-1(p), p = (k + 1/2)/n,
  * with a standard deviation of sqrt(p(1 - p)/n)/phi(Phi^-1(p)): 0.015 for 20,000
  * draws. The band spans three of them either side; the k-th falls outside it for
  * about one trade in 370, which then takes the full path. Shorter runs always do. p
  * stays within 1/n of 0.05, so a first-order step from z_0.05 places the centre. */
-#define LD_VAR_Z05 (-1.6448536269514722) /* Phi^-1(0.05), for the 95% confidence */
+#define LD_VAR_Z05 (-1.6448536269514722)   /* Phi^-1(0.05), for the 95% confidence */
 #define LD_VAR_PHI_Z05 0.10313564037537139 /* the normal density there */
 #define LD_VAR_BAND_SD 3.0
 #define LD_VAR_BAND_MIN 2048u
@@ -348,7 +371,8 @@ static inline var_i2 var_band_in(var_v2 x, var_i2 is_low, var_v2 hi)
  * band of 1% happens for one block in twelve; only then are they moved. A scalar
  * compare per draw would cost more: the CPU retires few of those a cycle. The rest of
  * z is lost. Returns the number moved. */
-static uint32_t var_band_gather(double *z, uint32_t n, double lo, double hi, uint32_t *below)
+static uint32_t var_band_gather(double *z, uint32_t n, double lo, double hi,
+                                uint32_t *below)
 {
     const var_v2 vlo = V2(lo), vhi = V2(hi);
     var_i2 under = {0, 0};
@@ -366,7 +390,7 @@ static uint32_t var_band_gather(double *z, uint32_t n, double lo, double hi, uin
         if ((in[0] | in[1]) != 0)
             w = var_band_move8(z, i, w, lo, hi);
     }
-    uint32_t low = (uint32_t)-(under[0] + under[1]);
+    uint32_t low = (uint32_t)(-(under[0] + under[1]));
     for (; i < n; i++) {
         double x = z[i];
         low += x < lo;
@@ -389,8 +413,8 @@ static int var_band_crowded(const double *z, uint32_t w, double lo, double hi)
 /* The k-th smallest P&L through the band, into *pnl_k: 0, or -1 when the band missed
  * the k-th draw or had a draw at its edge, leaving z spoilt. Draws within the gap
  * outside the band are gathered too, so that they can be seen. */
-static int var_select_band(double *z, uint32_t n, uint32_t k, double price, double notional,
-                           double *pnl_k)
+static int var_select_band(double *z, uint32_t n, uint32_t k, double price,
+                           double notional, double *pnl_k)
 {
     double lo, hi;
     uint32_t below;
@@ -417,8 +441,8 @@ static void var_draws(const ld_trade *t, uint64_t seed, uint32_t sims, double *z
     ld_pcg32_normal_fill(&rng, z, sims);
 }
 
-double ld_var_trade(const ld_trade *t, uint64_t seed, uint32_t sims, enum ld_var_kernel kernel,
-                    double *scratch)
+double ld_var_trade(const ld_trade *t, uint64_t seed, uint32_t sims,
+                    enum ld_var_kernel kernel, double *scratch)
 {
     if (t == NULL || scratch == NULL || sims == 0)
         return NAN;
@@ -428,7 +452,8 @@ double ld_var_trade(const ld_trade *t, uint64_t seed, uint32_t sims, enum ld_var
     double notional = (double)t->notional_cents / 100.0;
     uint32_t k = var_index(sims);
     var_draws(t, seed, sims, scratch);
-    if (kernel == LD_VAR_SELECT && sims >= LD_VAR_BAND_MIN && price > 0 && notional > 0) {
+    if (kernel == LD_VAR_SELECT && LD_VAR_GAP_HOLDS && sims >= LD_VAR_BAND_MIN &&
+        price > 0 && notional > 0) {
         double pnl_k;
         if (var_select_band(scratch, sims, k, price, notional, &pnl_k) == 0)
             return -pnl_k;

@@ -1,4 +1,4 @@
-/* var_kernel.h: one trade's Monte Carlo Value-at-Risk, the kernel every var strategy runs.
+/* var_kernel.h: one trade's Monte Carlo Value-at-Risk, the kernel of every var strategy.
  *
  * sims one-day GBM draws sim = price*exp((mu - sigma^2/2) + sigma*z), P&L =
  * notional*(sim - price)/price, and VaR = -pnl[k] with k = (1 - 0.95)*sims, the k-th
@@ -25,8 +25,8 @@ enum ld_var_kernel {
  * and is overwritten; sims must be at least 1. The sort kernel allocates a second
  * buffer of sims doubles for itself. NaN for a NULL argument, sims of 0, an unknown
  * kernel, or when that buffer cannot be allocated. */
-double ld_var_trade(const ld_trade *t, uint64_t seed, uint32_t sims, enum ld_var_kernel kernel,
-                    double *scratch);
+double ld_var_trade(const ld_trade *t, uint64_t seed, uint32_t sims,
+                    enum ld_var_kernel kernel, double *scratch);
 
 /* The order-statistic half of ld_var_trade: the k-th smallest (0-based) of pnl[0..n),
  * k < n, which must hold no NaN. LD_VAR_SORT leaves pnl sorted ascending;

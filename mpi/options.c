@@ -61,6 +61,11 @@ static const option options[] = {
     {"iterations", K_U32, AT(iterations), 1, 1000, "N",
      "measured iterations of each strategy; 3 or more give a 99.9% CI (default 1)"},
     {"output", K_STRING, AT(output), 0, 0, "FILE", "HDF5 results file (default loomdist.h5)"},
+    {"trace-pinning", K_FLAG, AT(trace_pinning), 0, 0, NULL,
+     "report each carrier a green thread blocked past --trace-threshold, with the green "
+     "thread's backtrace (as -Djdk.tracePinnedThreads=full)"},
+    {"trace-threshold", K_DOUBLE, AT(trace_threshold_ms), 0.1, 1e6, "MS",
+     "what --trace-pinning counts as blocked, in ms (default 10)"},
     {"quiet", K_FLAG, AT(quiet), 0, 0, NULL, "print only the results table"},
     {"help", K_FLAG, 0, 0, 0, NULL, "print this help and exit"},
     {"version", K_FLAG, 0, 0, 0, NULL, "print the version and git commit and exit"},
@@ -79,6 +84,7 @@ static void defaults(ld_options *o)
     o->pool_size = 200;
     o->stack_kib = LD_GT_STACK_DEFAULT / 1024;
     o->iterations = 1;
+    o->trace_threshold_ms = 10;
     strcpy(o->output, "loomdist.h5");
     for (size_t j = 0; j < ld_njobs && j < LD_MAX_JOBS; j++)
         o->selected[j] = (uint32_t)((1ull << ld_jobs[j]->nstrategies) - 1);
@@ -328,6 +334,7 @@ void ld_options_job_config(const ld_options *o, const ld_cpus *cpus, ld_job_conf
         .workers = o->workers,
         .stack_size = (size_t)o->stack_kib * 1024,
         .var_kernel = o->var_kernel,
+        .trace_pinning_ns = o->trace_pinning ? (int64_t)(o->trace_threshold_ms * 1e6) : 0,
         .cpus = cpus,
     };
 }

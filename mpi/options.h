@@ -34,6 +34,8 @@ typedef struct ld_options {
     unsigned warmup;
     unsigned iterations;
     int quiet;
+    int trace_pinning;
+    double trace_threshold_ms;
     char output[LD_OUTPUT_MAX];
     /* selected[j] has bit s set when strategy s of ld_jobs[j] runs; 0: job j does not */
     uint32_t selected[LD_MAX_JOBS];

@@ -15,6 +15,7 @@ typedef struct row {
     double imbalance;       /* mean over iterations of max/avg wall across ranks */
     int64_t peak_threads;   /* the most any rank had */
     double rss_total_mib, rss_max_mib;
+    double wall_min_ms, wall_avg_ms, wall_max_ms; /* across ranks, last iteration */
     double cpu_s; /* user + system, all ranks */
     int64_t p50, p99, max;
 } row;
@@ -72,6 +73,11 @@ static void reduce_row(MPI_Comm comm, const ld_options *o, const ld_share *share
     double *ms = calloc(its, sizeof *ms);
     memset(out, 0, sizeof *out);
     reduce_iter(comm, r, FIELD(wall_ns), max, sum);
+    int64_t last = r->metrics[its - 1].wall_ns, min_last = 0;
+    MPI_Reduce(&last, &min_last, 1, MPI_INT64_T, MPI_MIN, 0, comm);
+    out->wall_min_ms = (double)min_last / 1e6;
+    out->wall_avg_ms = (double)sum[its - 1] / size / 1e6;
+    out->wall_max_ms = (double)max[its - 1] / 1e6;
     for (unsigned it = 0; it < its; it++) {
         ms[it] = (double)max[it] / 1e6;
         out->imbalance += sum[it] ? (double)max[it] * size / (double)sum[it] / its : 0;
@@ -102,12 +108,11 @@ static void format_time(const ld_summary *s, char *out, size_t len)
         snprintf(out, len, "%.1f", s->mean);
 }
 
-static void print_header(FILE *out, const ld_record *r, const ld_options *o)
+static void print_header(FILE *out, const ld_record *r)
 {
     fprintf(out, "\n%s: %s\n", r->job->name, r->job->summary);
-    fprintf(out, "%-14s %9s %18s %18s %15s %13s %9s\n", "Strategy", "Tasks", "Time (ms)",
-            "Throughput (ops/s)", "Peak OS Threads", "Memory (MiB)", "Imbalance");
-    (void)o;
+    fprintf(out, "%-14s %9s %18s %18s %15s %22s %9s\n", "Strategy", "Tasks", "Time (ms)",
+            "Throughput (ops/s)", "Peak OS Threads", "Memory (MiB, max/rank)", "Imbalance");
 }
 
 static void print_row(FILE *out, const ld_options *o, const ld_record *r, const row *w)
@@ -115,45 +120,58 @@ static void print_row(FILE *out, const ld_options *o, const ld_record *r, const 
     char t[48];
     format_time(&w->makespan_ms, t, sizeof t);
     double thr = w->makespan_ms.mean > 0 ? (double)o->trades / (w->makespan_ms.mean / 1e3) : 0;
-    fprintf(out, "%-14s %9llu %18s %18.0f %15lld %13.1f %9.2f\n", r->strategy->name,
-            (unsigned long long)o->trades, t, thr, (long long)w->peak_threads,
-            w->rss_total_mib, w->imbalance);
+    char mem[48];
+    snprintf(mem, sizeof mem, "%.1f (%.1f)", w->rss_total_mib, w->rss_max_mib);
+    fprintf(out, "%-14s %9llu %18s %18.0f %15lld %22s %9.2f\n", r->strategy->name,
+            (unsigned long long)o->trades, t, thr, (long long)w->peak_threads, mem,
+            w->imbalance);
+}
+
+/* What every strategy's second line starts with: wall time across ranks and CPU. */
+static void print_spread(FILE *out, const ld_record *r, const row *w)
+{
+    fprintf(out, "  %-14s ranks %.1f/%.1f/%.1f ms (min/avg/max), CPU %.2f s;",
+            r->strategy->name, w->wall_min_ms, w->wall_avg_ms, w->wall_max_ms, w->cpu_s);
 }
 
 /* Each job's yardstick: settle against its critical path, var against sequential. */
 static void print_settle_extra(FILE *out, const ld_record *r, const row *w)
 {
     double path = (double)r->bound_ns / 1e6;
-    fprintf(out, "  %-12s critical path %.1f ms, overhead %+.1f ms (%.3fx); latency p50 "
-                 "%.1f, p99 %.1f, max %.1f ms; CPU %.2f s\n",
-            r->strategy->name, path, w->makespan_ms.mean - path,
-            path > 0 ? w->makespan_ms.mean / path : 0, (double)w->p50 / 1e6,
-            (double)w->p99 / 1e6, (double)w->max / 1e6, w->cpu_s);
+    print_spread(out, r, w);
+    fprintf(out, " critical path %.1f ms, overhead %+.1f ms (%.3fx); latency p50 %.1f, "
+                 "p99 %.1f, max %.1f ms\n",
+            path, w->makespan_ms.mean - path, path > 0 ? w->makespan_ms.mean / path : 0,
+            (double)w->p50 / 1e6, (double)w->p99 / 1e6, (double)w->max / 1e6);
 }
 
+/* A rank's wall time per trade it holds, and the speedup over sequential on the same
+ * ranks; efficiency divides that by the threads each rank ran. */
 static void print_var_extra(FILE *out, const ld_options *o, const ld_record *r, const row *w,
-                            double seq_ms)
+                            double seq_ms, int ranks)
 {
-    fprintf(out, "  %-12s %.3f ms per trade on %u threads", r->strategy->name,
-            w->makespan_ms.mean / ((double)o->trades / 1.0), r->threads);
+    print_spread(out, r, w);
+    fprintf(out, " %.3f ms per trade per rank, %u thread(s) per rank",
+            w->makespan_ms.mean * ranks / (double)o->trades, r->threads);
     if (seq_ms > 0)
         fprintf(out, ", speedup %.2fx, parallel efficiency %.2f", seq_ms / w->makespan_ms.mean,
                 seq_ms / w->makespan_ms.mean / r->threads);
-    fprintf(out, "; CPU %.2f s\n", w->cpu_s);
+    fprintf(out, "\n");
 }
 
 void ld_table_print(MPI_Comm comm, const ld_options *o, const ld_share *share,
                     const ld_run *run, FILE *out)
 {
-    int rank;
+    int rank, size;
     MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
     row *rows = calloc(run->n ? run->n : 1, sizeof *rows);
     for (size_t i = 0; i < run->n; i++)
         reduce_row(comm, o, share, &run->rec[i], &rows[i]);
     if (rank == 0) {
         for (size_t i = 0; i < run->n; i++) {
             if (i == 0 || run->rec[i].job != run->rec[i - 1].job)
-                print_header(out, &run->rec[i], o);
+                print_header(out, &run->rec[i]);
             print_row(out, o, &run->rec[i], &rows[i]);
         }
         double seq_ms = 0;
@@ -165,7 +183,7 @@ void ld_table_print(MPI_Comm comm, const ld_options *o, const ld_share *share,
             if (run->rec[i].job->fields & LD_FIELDS_SETTLE)
                 print_settle_extra(out, &run->rec[i], &rows[i]);
             else
-                print_var_extra(out, o, &run->rec[i], &rows[i], seq_ms);
+                print_var_extra(out, o, &run->rec[i], &rows[i], seq_ms, size);
         }
         fflush(out);
     }

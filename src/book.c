@@ -1,4 +1,4 @@
-/* book.c: the trade book and the per-trade PCG streams, both pure functions of the seed. */
+/* book.c: the trade book and the per-trade PCG streams, pure functions of the seed. */
 #include "book.h"
 
 #include <string.h>
@@ -31,9 +31,9 @@ ld_pcg32 ld_trade_stream(uint64_t seed, uint64_t id, enum ld_stream purpose)
 
 /* Liquid US large caps; a trade picks one uniformly. */
 static const char ld_tickers[][LD_SYMBOL_LEN] = {
-    "AAPL", "MSFT", "AMZN", "GOOGL", "META", "NVDA", "TSLA", "JPM",  "BAC",  "WFC", "GS",
-    "MS",   "C",    "V",    "MA",    "UNH",  "JNJ",  "PFE",  "MRK",  "XOM",  "CVX", "KO",
-    "PEP",  "WMT",  "HD",   "DIS",   "NFLX", "INTC", "CSCO", "ORCL", "IBM",  "BRK.B",
+    "AAPL", "MSFT", "AMZN", "GOOGL", "META", "NVDA", "TSLA", "JPM",  "BAC", "WFC",   "GS",
+    "MS",   "C",    "V",    "MA",    "UNH",  "JNJ",  "PFE",  "MRK",  "XOM", "CVX",   "KO",
+    "PEP",  "WMT",  "HD",   "DIS",   "NFLX", "INTC", "CSCO", "ORCL", "IBM", "BRK.B",
 };
 
 #define LD_TICKERS (sizeof ld_tickers / sizeof ld_tickers[0])
@@ -43,7 +43,8 @@ static const char ld_tickers[][LD_SYMBOL_LEN] = {
 static void book_trade(ld_trade *t, uint64_t id, uint64_t seed)
 {
     ld_pcg32 rng = ld_trade_stream(seed, id, LD_STREAM_BOOK);
-    memset(t, 0, sizeof *t); /* padding too, so equal trades compare equal byte for byte */
+    /* Padding too, so that equal trades compare equal byte for byte. */
+    memset(t, 0, sizeof *t);
     t->id = id;
     t->side = (uint8_t)(ld_pcg32_bounded(&rng, 2) == 0 ? LD_BUY : LD_SELL);
     t->price_cents = (int64_t)ld_pcg32_range(&rng, 1000, 50000);

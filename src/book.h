@@ -29,9 +29,9 @@ typedef struct ld_trade {
 
 /* What a stream is for: each purpose gets an independent stream per trade. */
 enum ld_stream {
-    LD_STREAM_BOOK = 1,    /* the trade's own fields */
-    LD_STREAM_SETTLE = 2,  /* the five call latencies and the check outcomes */
-    LD_STREAM_VAR = 3,     /* the Monte Carlo draws */
+    LD_STREAM_BOOK = 1,   /* the trade's own fields */
+    LD_STREAM_SETTLE = 2, /* the five call latencies and the check outcomes */
+    LD_STREAM_VAR = 3,    /* the Monte Carlo draws */
 };
 
 /* The PCG stream of one trade for one purpose. */

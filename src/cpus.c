@@ -75,8 +75,8 @@ int ld_cpus_current(ld_cpus *out)
  * r blocks before it. With more ranks than CPUs each rank gets one CPU, round-robin. */
 int ld_cpus_share(const ld_cpus *node, unsigned local_rank, unsigned local, ld_cpus *out)
 {
-    if (node == NULL || out == NULL || node->n == 0 || node->n > LD_CPUS_MAX || local == 0 ||
-        local_rank >= local)
+    if (node == NULL || out == NULL || node->n == 0 || node->n > LD_CPUS_MAX ||
+        local == 0 || local_rank >= local)
         return -EINVAL;
     if (local > node->n) {
         out->n = 1;

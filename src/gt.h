@@ -45,6 +45,11 @@ void ld_sched_destroy(ld_sched *s);
 /* The loop this scheduler drives, for callers that add libuv handles of their own. */
 uv_loop_t *ld_sched_loop(ld_sched *s);
 
+/* From any thread, for watchdogs: the id of the green thread s is running (0 when it
+ * runs none) and how many times it has switched into one. A carrier that shows the same
+ * running id and switch count on two looks has been blocked in between. */
+void ld_sched_observe(const ld_sched *s, uint64_t *running, uint64_t *switches);
+
 /* Run green threads and the loop until no green thread is left and the loop has no
  * active handle. Call on the scheduler's own thread (else -EPERM), not from inside
  * ld_sched_run (else -EBUSY). While green threads are left but none is runnable it

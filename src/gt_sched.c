@@ -69,6 +69,10 @@ struct ld_sched {
     ld_gt *remote_head;
     ld_gt *remote_tail;
     ld_stack_watch watch;
+    /* For watchdogs on other threads: who runs now, and how many switches so far.
+     * Written by this carrier alone, so plain relaxed stores suffice. */
+    _Atomic uint64_t observed_id;
+    _Atomic uint64_t switches;
 };
 
 /* The scheduler of this carrier thread: the runtime's only per-thread state. */
@@ -250,7 +254,11 @@ static void sched_resume(ld_sched *s, ld_gt *g)
 {
     s->current = g;
     g->state = GT_RUNNING;
+    uint64_t n = atomic_load_explicit(&s->switches, memory_order_relaxed);
+    atomic_store_explicit(&s->switches, n + 1, memory_order_relaxed);
+    atomic_store_explicit(&s->observed_id, g->id, memory_order_relaxed);
     ld_ctx_swap(&s->ctx, &g->ctx);
+    atomic_store_explicit(&s->observed_id, 0, memory_order_relaxed);
     s->current = NULL;
     if (g->state == GT_DONE)
         gt_finish(s, g);
@@ -354,6 +362,12 @@ void ld_sched_destroy(ld_sched *s)
     if (sched_self == s)
         sched_self = NULL;
     free(s);
+}
+
+void ld_sched_observe(const ld_sched *s, uint64_t *running, uint64_t *switches)
+{
+    *running = atomic_load_explicit(&s->observed_id, memory_order_relaxed);
+    *switches = atomic_load_explicit(&s->switches, memory_order_relaxed);
 }
 
 uv_loop_t *ld_sched_loop(ld_sched *s)

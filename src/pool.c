@@ -26,11 +26,11 @@ struct ld_pool {
     pthread_cond_t done;
     pool_worker *workers;
     unsigned n;
-    unsigned pinned;   /* workers past their pinning, failed or not */
-    int pin_error;     /* the first pinning failure */
-    unsigned busy;     /* workers not yet out of the current run */
-    uint64_t run;      /* which run the workers should be in */
-    int running;       /* a caller is inside ld_pool_run */
+    unsigned pinned; /* workers past their pinning, failed or not */
+    int pin_error;   /* the first pinning failure */
+    unsigned busy;   /* workers not yet out of the current run */
+    uint64_t run;    /* which run the workers should be in */
+    int running;     /* a caller is inside ld_pool_run */
     int stop;
     ld_pool_task fn;
     void *ctx;
@@ -131,7 +131,8 @@ int ld_pool_create(ld_pool **out, const ld_cpus *cpus)
     if (rc != 0)
         return rc;
     for (unsigned w = 0; w < p->n; w++) {
-        rc = -pthread_create(&p->workers[w].thread, NULL, pool_worker_main, &p->workers[w]);
+        rc = -pthread_create(&p->workers[w].thread, NULL, pool_worker_main,
+                             &p->workers[w]);
         if (rc != 0) {
             pool_teardown(p, w);
             return rc;

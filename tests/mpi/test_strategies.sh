@@ -32,3 +32,21 @@ if run_var 2 | grep -q '±'; then
     exit 1
 fi
 echo "strategies: thread counts, pinning and CI all as expected"
+
+# --trace-pinning reports a blocked carrier, with a backtrace through the blocking
+# sleep, for a pinned run, and nothing for a plain green run.
+trace() {
+    mpirun -n 1 "$bin" --quiet --jobs settle --strategies "$1" --trades 60 --carriers 1 \
+        --latency-scale 0.2 --pin-fraction 0.1 --trace-pinning --output "trace-$1.h5" \
+        2>&1 > /dev/null
+}
+pinned=$(trace green-pinned)
+echo "$pinned" | grep -qE '^loomdist: carrier 0 pinned by green thread [0-9]+ for [0-9.]+ ms at:' ||
+    { echo "FAIL: green-pinned made no pinning report"; exit 1; }
+echo "$pinned" | grep -q 'ld_settle_block_ns' ||
+    { echo "FAIL: the pinning report has no backtrace through the blocking call"; exit 1; }
+if trace green | grep -q 'pinned by'; then
+    echo "FAIL: a plain green run reported pinning"
+    exit 1
+fi
+echo "trace-pinning: reports pinned carriers with a backtrace, and only those"

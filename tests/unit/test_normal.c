@@ -18,7 +18,8 @@ static int failures;
 
 static void check(int ok, const char *what, double got, double want, double tol)
 {
-    printf("%-28s %12.6f  want %12.6f +- %.6f  %s\n", what, got, want, tol, ok ? "ok" : "FAIL");
+    printf("%-28s %12.6f  want %12.6f +- %.6f  %s\n", what, got, want, tol,
+           ok ? "ok" : "FAIL");
     failures += !ok;
 }
 
@@ -163,7 +164,8 @@ int main(void)
     test_normal_moments(x);
     test_normal_tail(x);
     double d = ks_statistic(x, N, normal_cdf);
-    check(d < 1.628 / sqrt((double)N), "normal KS statistic", d, 0, 1.628 / sqrt((double)N));
+    check(d < 1.628 / sqrt((double)N), "normal KS statistic", d, 0,
+          1.628 / sqrt((double)N));
     test_normal_fill();
     test_uniform(x);
     free(x);

@@ -10,7 +10,8 @@
 
 #include "pcg.h"
 
-namespace {
+namespace
+{
 
 int failures = 0;
 
@@ -19,8 +20,8 @@ void fail(const char *what, uint64_t seed, uint64_t stream, long step, uint64_t 
 {
     if (++failures <= 10)
         std::fprintf(stderr,
-                     "FAIL %s: seed %" PRIu64 " stream %" PRIu64 " step %ld: want %" PRIu64
-                     " got %" PRIu64 "\n",
+                     "FAIL %s: seed %" PRIu64 " stream %" PRIu64
+                     " step %ld: want %" PRIu64 " got %" PRIu64 "\n",
                      what, seed, stream, step, want, got);
 }
 
@@ -71,9 +72,10 @@ void raw_outputs()
 // almost half the outputs are rejected) and random ones; the streams must stay in step.
 void bounded()
 {
-    const uint32_t edges[] = {1,          2,          3,          7,          10,
-                              1000,       65535,      65536,      65537,      0x7fffffffu,
-                              0x80000000u, 0x80000001u, 0xc0000000u, 0xfffffffeu, 0xffffffffu};
+    const uint32_t edges[] = {1,           2,           3,           7,
+                              10,          1000,        65535,       65536,
+                              65537,       0x7fffffffu, 0x80000000u, 0x80000001u,
+                              0xc0000000u, 0xfffffffeu, 0xffffffffu};
     uint64_t mix = 2;
     for (int pair = 0; pair < 200; pair++) {
         uint64_t seed = splitmix(mix), stream = splitmix(mix);
