@@ -22,9 +22,9 @@ enum ld_var_kernel {
 };
 
 /* The VaR of trade t, in currency units (dollars). scratch holds at least sims doubles
- * and is overwritten; sims must be at least 1. The sort kernel allocates a second
- * buffer of sims doubles for itself. NaN for a NULL argument, sims of 0, an unknown
- * kernel, or when that buffer cannot be allocated. */
+ * and is overwritten by either kernel; sims must be at least 1. The sort kernel
+ * allocates a second buffer of sims doubles for itself. NaN for a NULL argument, sims
+ * of 0, an unknown kernel, or when that buffer cannot be allocated. */
 double ld_var_trade(const ld_trade *t, uint64_t seed, uint32_t sims,
                     enum ld_var_kernel kernel, double *scratch);
 

@@ -53,7 +53,7 @@ uint32_t ld_pcg32_range(ld_pcg32 *rng, uint32_t lo, uint32_t hi);
 double ld_pcg32_double(ld_pcg32 *rng);
 
 /* A standard normal variate: the 256-layer ziggurat, described in pcg.c. Each attempt
- * takes two outputs; about 1.5% of the draws need more than one attempt. */
+ * takes two outputs; 1.5% of attempts take more, and 0.7% are rejected and retried. */
 double ld_pcg32_normal(ld_pcg32 *rng);
 
 /* Fill out[0..n) with normals: the same values, in the same order, as n calls to
