@@ -1,0 +1,51 @@
+"""The loomdist-report command: files or folders in, one report folder out.
+
+Exit status: 0 when a report was written, 2 when no usable input file remained (every
+problem is named on stderr), 1 when the report folder could not be written.
+"""
+import argparse
+import sys
+
+from . import experiments, load, report
+
+PROG = "loomdist-report"
+
+
+def parse_args(argv):
+    """Options: the paths to read and the report folder to write."""
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Turn loomdist HDF5 runs (local runs, Slurm sweeps or both) "
+        "into a report folder: report.md, figures/*.png and tables/*.csv.")
+    parser.add_argument("paths", nargs="+", metavar="PATH",
+                        help="HDF5 files, or folders searched recursively for *.h5 and *.hdf5")
+    parser.add_argument("-o", "--output", default="report", metavar="DIR",
+                        help="report folder to write (default: report)")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    """Load, group, report; the exit status tells a script whether a report exists."""
+    args = parse_args(argv)
+    runs, problems = load.load_all(args.paths)
+    if not runs:
+        for line in problems:
+            print(f"{PROG}: {line}", file=sys.stderr)
+        print(f"{PROG}: no usable loomdist file in {' '.join(args.paths)}; no report written",
+              file=sys.stderr)
+        return 2
+    grouped, notes = experiments.group_experiments(runs)
+    problems += notes
+    for line in problems:
+        print(f"{PROG}: {line}", file=sys.stderr)
+    try:
+        path = report.write(args.output, runs, grouped, problems)
+    except OSError as err:
+        print(f"{PROG}: cannot write the report in {args.output}: {err.strerror or err}",
+              file=sys.stderr)
+        return 1
+    print(f"{PROG}: wrote {path} from {len(runs)} file{'s' if len(runs) != 1 else ''}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
