@@ -78,6 +78,11 @@ static int split_cpus(MPI_Comm local, ld_node *node)
     }
     free(all);
     if (!overlap) {
+        /* The launcher bound each rank: obey it, but count what it left unused, since
+         * mpirun's default binding gives one rank one core whatever the node has. */
+        ld_cpus allowed;
+        if (ld_cpus_allowed(&allowed) == 0 && allowed.n > uni.n)
+            node->launcher_idle_cpus = (int)(allowed.n - uni.n);
         node->cpus = mine;
         return 0;
     }

@@ -71,6 +71,17 @@ int ld_cpus_current(ld_cpus *out)
     return rc;
 }
 
+int ld_cpus_allowed(ld_cpus *out)
+{
+    hwloc_topology_t topo;
+    int rc = cpus_topology(&topo);
+    if (rc != 0)
+        return rc;
+    rc = cpus_from_bitmap(hwloc_topology_get_allowed_cpuset(topo), out);
+    hwloc_topology_destroy(topo);
+    return rc;
+}
+
 /* Contiguous blocks, the first n % local ranks one CPU larger: rank r starts after the
  * r blocks before it. With more ranks than CPUs each rank gets one CPU, round-robin. */
 int ld_cpus_share(const ld_cpus *node, unsigned local_rank, unsigned local, ld_cpus *out)

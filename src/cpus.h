@@ -17,6 +17,10 @@ typedef struct ld_cpus {
  * hwloc reads it. Loads a minimal hwloc topology, a few milliseconds: call it once. */
 int ld_cpus_current(ld_cpus *out);
 
+/* The CPUs the process could be bound to at all: the machine's, less what a cgroup or
+ * container withholds. More than ld_cpus_current when a launcher bound the process. */
+int ld_cpus_allowed(ld_cpus *out);
+
 /* This rank's share of a node's CPUs when `local` ranks share them: local rank r gets
  * a contiguous block. With more ranks than CPUs, ranks share CPUs round-robin and the
  * function returns 1 (oversubscribed) instead of 0. */
