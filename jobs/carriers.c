@@ -32,7 +32,7 @@ static void *carrier_main(void *arg)
     carrier *c = arg;
     if (c->cpu >= 0 && (c->rc = ld_cpus_pin_self(c->cpu)) != 0)
         return NULL;
-    ld_sched_config sc = {.stack_size = c->cfg->stack_size};
+    ld_sched_config sc = {.stack_size = c->cfg->stack_size, .pool = c->cfg->stacks};
     ld_sched *s;
     if ((c->rc = ld_sched_create(&s, &sc)) != 0)
         return NULL;
@@ -55,11 +55,16 @@ int ld_carriers_run(const ld_job_config *cfg, ld_carrier_body body, void *ctx)
         return -ENOMEM;
     unsigned started = 0;
     ld_watchdog *watchdog = NULL;
-    int rc = cfg->trace_pinning_ns ? ld_watchdog_start(&watchdog, cfg->trace_pinning_ns, stderr)
-                                   : 0;
+    int rc = cfg->trace_pinning_ns
+                 ? ld_watchdog_start(&watchdog, cfg->trace_pinning_ns, stderr)
+                 : 0;
     for (unsigned i = 0; rc == 0 && i < n; i++) {
         int cpu = cfg->cpus && cfg->cpus->n ? cfg->cpus->id[i % cfg->cpus->n] : -1;
-        cs[i] = (carrier){.index = i, .cpu = cpu, .cfg = cfg, .body = body, .ctx = ctx,
+        cs[i] = (carrier){.index = i,
+                          .cpu = cpu,
+                          .cfg = cfg,
+                          .body = body,
+                          .ctx = ctx,
                           .watchdog = watchdog};
         int err = pthread_create(&cs[i].thread, NULL, carrier_main, &cs[i]);
         if (err) {

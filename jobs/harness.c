@@ -2,24 +2,52 @@
 #include "carriers.h"
 #include "job.h"
 
+#include <errno.h>
 #include <string.h>
 
 /* Sample the thread count every millisecond: a pool's threads live for the whole run,
  * and a sampler any faster would cost a visible share of a core. */
 #define LD_SAMPLE_PERIOD_US 1000
 
+int ld_figure_add(ld_figures *f, const char *name, double value, const char *unit)
+{
+    if (f == NULL || f->n >= LD_FIGURES_MAX)
+        return -ENOSPC;
+    f->v[f->n++] = (ld_figure){.name = name, .value = value, .unit = unit};
+    return 0;
+}
+
+/* Stacks for one green thread per task, faulted in before the clock starts, as a JVM
+ * pre-touches its heap: what is measured is scheduling, not the kernel zeroing pages.
+ * The memory still counts, in the run's peak RSS. */
+static int reserve_stacks(const ld_job_config *cfg, const ld_strategy *s, size_t n)
+{
+    if (s->threading != LD_ON_CARRIERS || cfg->stacks == NULL || cfg->cold_stacks)
+        return 0;
+    return ld_stack_pool_reserve(cfg->stacks, n);
+}
+
 int ld_job_measure(const ld_job *job, const ld_strategy *s, const ld_job_config *cfg,
                    const ld_trade *trades, size_t n, const void *prepared,
-                   ld_trade_result *out, ld_metrics *m)
+                   ld_trade_result *out, ld_metrics *m, ld_figures *figures)
 {
     (void)job;
     memset(out, 0, n * sizeof *out);
-    ld_probe *probe;
-    int rc = ld_probe_start(&probe, LD_SAMPLE_PERIOD_US);
+    if (figures)
+        figures->n = 0;
+    int rc = reserve_stacks(cfg, s, n);
     if (rc)
         return rc;
-    ld_job_input in = {
-        .cfg = cfg, .trades = trades, .n = n, .prepared = prepared, .t0 = ld_now_ns()};
+    ld_probe *probe;
+    rc = ld_probe_start(&probe, LD_SAMPLE_PERIOD_US);
+    if (rc)
+        return rc;
+    ld_job_input in = {.cfg = cfg,
+                       .trades = trades,
+                       .n = n,
+                       .prepared = prepared,
+                       .t0 = ld_now_ns(),
+                       .figures = figures};
     rc = s->run(&in, out);
     ld_probe_stop(probe, m);
     return rc;
@@ -43,6 +71,7 @@ unsigned ld_job_threads(const ld_job_config *cfg, const ld_strategy *s)
     case LD_ON_WORKERS:
         return cfg->workers ? cfg->workers : cfg->cpus->n;
     case LD_ON_CARRIERS:
+    case LD_ON_LOOPS:
         break;
     }
     return ld_carriers_count(cfg);

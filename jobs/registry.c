@@ -1,10 +1,11 @@
 /* registry.c: the table of jobs. A new job is one entry here. */
+#include "micro.h"
 #include "settle.h"
 #include "var.h"
 
 #include <string.h>
 
-const ld_job *const ld_jobs[] = {&ld_settle_job, &ld_var_job};
+const ld_job *const ld_jobs[] = {&ld_settle_job, &ld_var_job, &ld_micro_job};
 const size_t ld_njobs = sizeof ld_jobs / sizeof ld_jobs[0];
 
 const ld_job *ld_job_find(const char *name)

@@ -73,17 +73,26 @@ void ld_settle_block_ns(int64_t ns)
         ;
 }
 
+/* A green thread per trade: one resident stack page holding its struct, the stack's
+ * share of page tables, and the trade's plan, task and result. */
+static uint64_t settle_resident_bytes(const ld_job_config *cfg, size_t n)
+{
+    (void)cfg;
+    return (uint64_t)n * (4096 + 512);
+}
+
 static const ld_strategy settle_strategies[] = {
     {"threads", "a pool of --pool-size OS threads, each call a blocking sleep",
      ld_settle_threads, LD_ON_POOL},
     {"green", "one green thread per trade, each call parks it on a libuv timer",
      ld_settle_green, LD_ON_CARRIERS},
-    {"green-pinned", "green, but --pin-fraction of trades block their carrier in a monitor",
+    {"green-pinned",
+     "green, but --pin-fraction of trades block their carrier in a monitor",
      ld_settle_green_pinned, LD_ON_CARRIERS},
     {"green-monitor", "the same monitor, parking the green thread instead (JEP 491)",
      ld_settle_green_monitor, LD_ON_CARRIERS},
     {"callbacks", "stackless: one libuv timer state machine per trade",
-     ld_settle_callbacks, LD_ON_CARRIERS},
+     ld_settle_callbacks, LD_ON_LOOPS},
 };
 
 const ld_job ld_settle_job = {
@@ -94,4 +103,5 @@ const ld_job ld_settle_job = {
     .nstrategies = sizeof settle_strategies / sizeof settle_strategies[0],
     .prepare = settle_prepare,
     .release = settle_release,
+    .resident_bytes = settle_resident_bytes,
 };

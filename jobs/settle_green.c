@@ -16,6 +16,7 @@
 #include "settle.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -50,11 +51,26 @@ static void validate_in_monitor(green_run *r, size_t i, const ld_settle_plan *pl
     ld_gt_mutex_unlock(r->gt_monitors[i]);
 }
 
+/* Tests only (cfg->test_overflow): a call chain deeper than any stack. Each frame's
+ * buffer escapes into the next call, so no compiler can fold the frames into a loop;
+ * the depth limit is never reached. */
+static __attribute__((noinline)) int overflow_stack(volatile char *prev, unsigned depth)
+{
+    volatile char frame[512];
+    frame[0] = (char)depth;
+    frame[sizeof frame - 1] = prev ? prev[0] : 0;
+    if (depth == UINT_MAX)
+        return frame[1];
+    return overflow_stack(frame, depth + 1) + frame[sizeof frame - 1];
+}
+
 /* One trade, as a green thread: the five calls in order, then its result. */
 static void settle_trade(void *arg)
 {
     const green_task *t = arg;
     green_run *r = t->run;
+    if (t->index == 0 && r->in->cfg->test_overflow)
+        overflow_stack(NULL, 0);
     const ld_settle_plan *plan = (const ld_settle_plan *)r->in->prepared + t->index;
     int monitored = r->mode != MONITOR_NONE && ld_settle_pinned(r->in, t->index);
     for (int c = 0; c < LD_SETTLE_CALLS; c++) {

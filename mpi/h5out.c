@@ -28,7 +28,8 @@ static void write_column(writer *w, hid_t loc, const char *name, hid_t type, sla
 {
     hsize_t total = s.total;
     hid_t fspace = H5Screate_simple(1, &total, NULL);
-    hid_t dset = H5Dcreate2(loc, name, type, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t dset =
+        H5Dcreate2(loc, name, type, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     hsize_t count = s.count;
     hid_t mspace = H5Screate_simple(1, &count, NULL);
     if (s.count)
@@ -43,21 +44,30 @@ static void write_column(writer *w, hid_t loc, const char *name, hid_t type, sla
         H5Dclose(dset);
 }
 
+/* A [rows][ranks] dataset of which this rank writes column `rank`; returns it open,
+ * for attributes, or a negative id. */
+static hid_t write_per_rank_typed(writer *w, hid_t loc, const char *name, hid_t type,
+                                  const void *col, hsize_t rows)
+{
+    hsize_t dims[2] = {rows, (hsize_t)w->size};
+    hid_t fspace = H5Screate_simple(2, dims, NULL);
+    hid_t dset =
+        H5Dcreate2(loc, name, type, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hsize_t start[2] = {0, (hsize_t)w->rank}, count[2] = {rows, 1};
+    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL);
+    hid_t mspace = H5Screate_simple(2, count, NULL);
+    if (dset < 0 || H5Dwrite(dset, type, mspace, fspace, w->dxpl, col) < 0)
+        w->failed = 1;
+    H5Sclose(mspace);
+    H5Sclose(fspace);
+    return dset;
+}
+
 /* A [rows][ranks] int64 dataset of which this rank writes column `rank`. */
 static void write_per_rank(writer *w, hid_t loc, const char *name, const int64_t *col,
                            hsize_t rows)
 {
-    hsize_t dims[2] = {rows, (hsize_t)w->size};
-    hid_t fspace = H5Screate_simple(2, dims, NULL);
-    hid_t dset = H5Dcreate2(loc, name, H5T_NATIVE_INT64, fspace, H5P_DEFAULT, H5P_DEFAULT,
-                            H5P_DEFAULT);
-    hsize_t start[2] = {0, (hsize_t)w->rank}, count[2] = {rows, 1};
-    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL);
-    hid_t mspace = H5Screate_simple(2, count, NULL);
-    if (dset < 0 || H5Dwrite(dset, H5T_NATIVE_INT64, mspace, fspace, w->dxpl, col) < 0)
-        w->failed = 1;
-    H5Sclose(mspace);
-    H5Sclose(fspace);
+    hid_t dset = write_per_rank_typed(w, loc, name, H5T_NATIVE_INT64, col, rows);
     if (dset >= 0)
         H5Dclose(dset);
 }
@@ -171,8 +181,8 @@ static void write_ranks(writer *w, const ld_h5_context *c)
 }
 
 /* Copy one field out of an array of structs into a column buffer. */
-#define GATHER(dst, src, n, field)                                                         \
-    for (size_t i_ = 0; i_ < (n); i_++)                                                    \
+#define GATHER(dst, src, n, field)                                                       \
+    for (size_t i_ = 0; i_ < (n); i_++)                                                  \
     (dst)[i_] = (src)[i_].field
 
 static int write_trades(writer *w, const ld_h5_context *c, slab s)
@@ -238,8 +248,8 @@ static int write_results(writer *w, hid_t g, const ld_record *r, slab s)
 /* The [iterations][ranks] metric datasets of one strategy. */
 static int write_metrics(writer *w, hid_t g, const ld_record *r)
 {
-    static const char *const names[] = {"wall_ns", "peak_threads", "peak_rss_kib",
-                                        "utime_us", "stime_us",    "nvcsw",
+    static const char *const names[] = {"wall_ns",  "peak_threads", "peak_rss_kib",
+                                        "utime_us", "stime_us",     "nvcsw",
                                         "nivcsw"};
     static const char *const pct_names[LD_PCTS] = {"p50_ns", "p99_ns", "max_ns"};
     hsize_t rows = r->iterations;
@@ -260,13 +270,38 @@ static int write_metrics(writer *w, hid_t g, const ld_record *r)
     return 0;
 }
 
+/* A strategy's named figures: one [iterations][ranks] float64 dataset each, named as
+ * the figure, with its unit as the attribute `unit`. Every rank reports the same names
+ * in the same order, as the collective creates need. */
+static int write_figures(writer *w, hid_t g, const ld_record *r)
+{
+    hsize_t rows = r->iterations;
+    if (rows == 0 || r->figures[0].n == 0)
+        return 0;
+    double *col = malloc(rows * sizeof *col);
+    if (!col)
+        return -1;
+    for (size_t k = 0; k < r->figures[0].n; k++) {
+        const ld_figure *f = &r->figures[0].v[k];
+        for (hsize_t it = 0; it < rows; it++)
+            col[it] = k < r->figures[it].n ? r->figures[it].v[k].value : 0.0;
+        hid_t dset = write_per_rank_typed(w, g, f->name, H5T_NATIVE_DOUBLE, col, rows);
+        if (dset >= 0) {
+            attr_string(w, dset, "unit", f->unit);
+            H5Dclose(dset);
+        }
+    }
+    free(col);
+    return 0;
+}
+
 /* /<job>/<strategy>: attributes, per-trade results, per-iteration metrics. */
 static int write_strategy(writer *w, const ld_record *r, slab s)
 {
-    hid_t job = H5Lexists(w->file, r->job->name, H5P_DEFAULT) > 0
-                    ? H5Gopen2(w->file, r->job->name, H5P_DEFAULT)
-                    : H5Gcreate2(w->file, r->job->name, H5P_DEFAULT, H5P_DEFAULT,
-                                 H5P_DEFAULT);
+    hid_t job =
+        H5Lexists(w->file, r->job->name, H5P_DEFAULT) > 0
+            ? H5Gopen2(w->file, r->job->name, H5P_DEFAULT)
+            : H5Gcreate2(w->file, r->job->name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     hid_t g = H5Gcreate2(job, r->strategy->name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (job < 0 || g < 0)
         return -1;
@@ -277,7 +312,7 @@ static int write_strategy(writer *w, const ld_record *r, slab s)
     attr_i32(w, g, "threads", (int)r->threads);
     if (r->job->fields & LD_FIELDS_SETTLE)
         attr_i64(w, g, "critical_path_ns", r->bound_ns);
-    int rc = write_results(w, g, r, s) | write_metrics(w, g, r);
+    int rc = write_results(w, g, r, s) | write_metrics(w, g, r) | write_figures(w, g, r);
     H5Gclose(g);
     H5Gclose(job);
     return rc;
@@ -335,8 +370,9 @@ int ld_h5_write(MPI_Comm comm, const ld_h5_context *c)
         if (ok && rename(tmp, c->o->output) != 0)
             ok = 0;
         if (!ok) {
-            fprintf(stderr, "loomdist: could not write %s (HDF5 write or rename failed; "
-                            "is the disk full?); no results file was left\n",
+            fprintf(stderr,
+                    "loomdist: could not write %s (HDF5 write or rename failed; "
+                    "is the disk full?); no results file was left\n",
                     c->o->output);
             remove(tmp);
         }

@@ -14,28 +14,42 @@
 #include <unistd.h>
 
 #include "h5out.h"
+#include "interrupt.h"
 #include "node.h"
 #include "options.h"
 #include "partition.h"
+#include "room.h"
 #include "run.h"
 #include "table.h"
 
 enum { EXIT_BAD_INPUT = 2 };
 
+/* One line on stderr, even when it names a file whose name holds a newline or a
+ * terminal escape: control characters show as '?'. */
+static void say(const char *msg)
+{
+    fputs("loomdist: ", stderr);
+    for (const char *c = msg; *c != '\0'; c++)
+        fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, stderr);
+    fputc('\n', stderr);
+}
+
 /* Rank 0 says it once; every rank leaves with the same status. */
 static int leave(int rank, int status, const char *msg)
 {
     if (rank == 0 && msg)
-        fprintf(stderr, "loomdist: %s\n", msg);
+        say(msg);
     MPI_Finalize();
     return status;
 }
 
-/* Can the output be created? Tried for real on rank 0, with the temporary name the
- * writer will use, so "no such folder" and "read-only" both show before any work.
- * A temporary file left by an interrupted run is named and then replaced. */
-static int check_output(const char *output, char *err, size_t errlen)
+/* Can the output be created, and does its disk have room for it? Tried for real on
+ * rank 0, with the temporary name the writer will use, so "no such folder",
+ * "read-only" and "disk full" all show before any work. A temporary file left by an
+ * interrupted run is named and then replaced. */
+static int check_output(const ld_options *o, int ranks, char *err, size_t errlen)
 {
+    const char *output = o->output;
     struct stat st;
     if (stat(output, &st) == 0 && S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "--output %s is a folder; give a file name", output);
@@ -52,10 +66,11 @@ static int check_output(const char *output, char *err, size_t errlen)
     }
     close(fd);
     unlink(tmp);
-    return 0;
+    return ld_room_disk(o, ld_room_output_bytes(o, ranks), err, errlen);
 }
 
-/* Checks beyond the options themselves: the rank count and the output file. */
+/* Checks beyond the options themselves: the rank count, the output file, and the
+ * address space the stacks need. */
 static int check_run(MPI_Comm comm, const ld_options *o, char *err, size_t errlen)
 {
     int rank, size, ok = 1;
@@ -67,7 +82,26 @@ static int check_run(MPI_Comm comm, const ld_options *o, char *err, size_t errle
         return -1;
     }
     if (rank == 0)
-        ok = check_output(o->output, err, errlen) == 0;
+        ok = check_output(o, size, err, errlen) == 0;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    if (!ok)
+        return -1;
+    return ld_room_stacks(comm, o, err, errlen);
+}
+
+/* The disk may have filled up during the run: look again before the write, since
+ * parallel HDF5 can crash or hang on a write refused for want of space. */
+static int room_to_write(MPI_Comm comm, const ld_options *o)
+{
+    int rank, size, ok = 1;
+    char err[LD_OUTPUT_MAX + 256];
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (rank == 0 &&
+        ld_room_disk(o, ld_room_output_bytes(o, size), err, sizeof err) != 0) {
+        say(err);
+        ok = 0;
+    }
     MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
     return ok ? 0 : -1;
 }
@@ -96,8 +130,9 @@ static void say_setup(const ld_options *o, const ld_node *node, int size)
 {
     if (o->quiet)
         return;
-    fprintf(stderr, "loomdist %s: %d rank(s) on %d node(s), %llu trades, %u sims, latency "
-                    "scale %g, rank 0 has %u CPU(s)\n",
+    fprintf(stderr,
+            "loomdist %s: %d rank(s) on %d node(s), %llu trades, %u sims, latency "
+            "scale %g, rank 0 has %u CPU(s)\n",
             LD_VERSION, size, node->nodes, (unsigned long long)o->trades, o->sims,
             o->latency_scale, node->cpus.n);
 }
@@ -108,9 +143,18 @@ static void say_oversubscribed(MPI_Comm comm, const ld_node *node, int rank)
     int over = node->oversubscribed;
     MPI_Allreduce(MPI_IN_PLACE, &over, 1, MPI_INT, MPI_MAX, comm);
     if (over && rank == 0)
-        fprintf(stderr, "loomdist: note: ranks outnumber CPUs on a node (%d ranks per "
-                        "node); ranks share CPUs and are oversubscribed\n",
+        fprintf(stderr,
+                "loomdist: note: ranks outnumber CPUs on a node (%d ranks per "
+                "node); ranks share CPUs and are oversubscribed\n",
                 node->ranks_per_node);
+    int idle = node->launcher_idle_cpus;
+    MPI_Allreduce(MPI_IN_PLACE, &idle, 1, MPI_INT, MPI_MAX, comm);
+    if (idle && rank == 0)
+        fprintf(stderr,
+                "loomdist: note: the launcher's binding leaves %d CPU(s) of a node "
+                "unused (rank 0 has %u); to give ranks the whole node use "
+                "mpirun --bind-to none, or srun -c N\n",
+                idle, node->cpus.n);
 }
 
 static int run(MPI_Comm comm, const ld_options *o, int argc, char **argv)
@@ -134,15 +178,24 @@ static int run(MPI_Comm comm, const ld_options *o, int argc, char **argv)
     int rc = ld_run_all(comm, o, &node, &share, &results);
     if (rc == 0) {
         ld_table_print(comm, o, &share, &results, stdout);
-        ld_h5_context ctx = {.o = o, .node = &node, .share = &share, .run = &results,
-                             .command_line = cmdline, .date = date};
-        rc = ld_h5_write(comm, &ctx);
+        ld_h5_context ctx = {.o = o,
+                             .node = &node,
+                             .share = &share,
+                             .run = &results,
+                             .command_line = cmdline,
+                             .date = date};
+        rc = room_to_write(comm, o);
+        if (rc == 0)
+            rc = ld_h5_write(comm, &ctx);
+        if (rc == 0)
+            ld_interrupt_written();
         if (rc == 0 && rank == 0 && !o->quiet)
             fprintf(stderr, "loomdist: wrote %s\n", o->output);
     }
     ld_run_free(&results);
     ld_share_free(&share);
-    return leave(rank, rc == 0 ? 0 : 1, rc == 0 ? NULL : "the run failed; no results file");
+    return leave(rank, rc == 0 ? 0 : 1,
+                 rc == 0 ? NULL : "the run failed; no results file");
 }
 
 int main(int argc, char **argv)
@@ -166,6 +219,8 @@ int main(int argc, char **argv)
     case LD_OPTIONS_RUN:
         break;
     }
+    o.rank = rank;
+    ld_interrupt_arm(rank, o.output);
     if (check_run(MPI_COMM_WORLD, &o, err, sizeof err) != 0)
         return leave(rank, EXIT_BAD_INPUT, err);
     return run(MPI_COMM_WORLD, &o, argc, argv);

@@ -5,13 +5,23 @@
 #include "gt.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum kind { K_U64, K_U32, K_DOUBLE, K_STRING, K_FLAG, K_KERNEL, K_PARTITION, K_JOBS,
-            K_STRATEGIES };
+enum kind {
+    K_U64,
+    K_U32,
+    K_DOUBLE,
+    K_STRING,
+    K_FLAG,
+    K_KERNEL,
+    K_PARTITION,
+    K_JOBS,
+    K_STRATEGIES
+};
 
 typedef struct option {
     const char *name;
@@ -24,7 +34,8 @@ typedef struct option {
 
 #define AT(field) offsetof(ld_options, field)
 
-/* The largest run one rank can hold: beyond it the book alone outgrows a node. */
+/* The largest run one rank can hold: beyond it the book alone outgrows a node. Whether
+ * the node has the memory for the trades each rank gets is checked before the run. */
 #define LD_TRADES_MAX 100000000.0
 
 static const option options[] = {
@@ -34,7 +45,8 @@ static const option options[] = {
      "seed of the book and of every trade's PCG streams (default 42)"},
     {"sims", K_U32, AT(sims), 1, 100000000, "N",
      "var: Monte Carlo simulations per trade (default 20000)"},
-    {"jobs", K_JOBS, 0, 0, 0, "LIST", "jobs to run, comma-separated (default settle,var)"},
+    {"jobs", K_JOBS, 0, 0, 0, "LIST",
+     "jobs to run, comma-separated (default settle,var)"},
     {"strategies", K_STRATEGIES, 0, 0, 0, "LIST",
      "strategies to run, as name or job/name, comma-separated (default all)"},
     {"latency-scale", K_DOUBLE, AT(latency_scale), 1e-6, 1000, "X",
@@ -60,12 +72,22 @@ static const option options[] = {
      "discarded iterations of each strategy before the measured ones (default 0)"},
     {"iterations", K_U32, AT(iterations), 1, 1000, "N",
      "measured iterations of each strategy; 3 or more give a 99.9% CI (default 1)"},
-    {"output", K_STRING, AT(output), 0, 0, "FILE", "HDF5 results file (default loomdist.h5)"},
+    {"output", K_STRING, AT(output), 0, 0, "FILE",
+     "HDF5 results file (default loomdist.h5)"},
     {"trace-pinning", K_FLAG, AT(trace_pinning), 0, 0, NULL,
      "report each carrier a green thread blocked past --trace-threshold, with the green "
      "thread's backtrace (as -Djdk.tracePinnedThreads=full)"},
     {"trace-threshold", K_DOUBLE, AT(trace_threshold_ms), 0.1, 1e6, "MS",
      "what --trace-pinning counts as blocked, in ms (default 10)"},
+    {"cold-stacks", K_FLAG, AT(cold_stacks), 0, 0, NULL,
+     "green strategies: do not reserve and fault in a stack per trade before the clock "
+     "starts, so the run pays for its page faults"},
+    {"micro-max", K_U64, AT(micro_max), 1, 10000000, "N",
+     "micro: most green threads one figure uses (default 1000000)"},
+    /* Test-only, so no help text and no line in --help: the faults of tests/fault. */
+    {"test-slow-rank", K_U32, AT(test_slow_rank), 0, 2147483647.0, "RANK", NULL},
+    {"test-slow-factor", K_DOUBLE, AT(test_slow_factor), 1, 1000, "X", NULL},
+    {"test-overflow-rank", K_U32, AT(test_overflow_rank), 0, 2147483647.0, "RANK", NULL},
     {"quiet", K_FLAG, AT(quiet), 0, 0, NULL, "print only the results table"},
     {"help", K_FLAG, 0, 0, 0, NULL, "print this help and exit"},
     {"version", K_FLAG, 0, 0, 0, NULL, "print the version and git commit and exit"},
@@ -85,18 +107,34 @@ static void defaults(ld_options *o)
     o->stack_kib = LD_GT_STACK_DEFAULT / 1024;
     o->iterations = 1;
     o->trace_threshold_ms = 10;
+    o->micro_max = 1000000;
+    o->test_slow_rank = UINT32_MAX;
+    o->test_slow_factor = 1;
+    o->test_overflow_rank = UINT32_MAX;
     strcpy(o->output, "loomdist.h5");
     for (size_t j = 0; j < ld_njobs && j < LD_MAX_JOBS; j++)
-        o->selected[j] = (uint32_t)((1ull << ld_jobs[j]->nstrategies) - 1);
+        o->selected[j] =
+            ld_jobs[j]->opt_in ? 0 : (uint32_t)((1ull << ld_jobs[j]->nstrategies) - 1);
 }
 
+/* The message quotes what the user typed, which may hold a newline or a terminal
+ * escape: each control character shows as '?', so the message stays one line. */
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
+    for (char *c = err; *c != '\0'; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     return -EINVAL;
+}
+
+/* The largest value of a whole-number option, exactly: a double rounds 2^64 - 1 up. */
+static unsigned long long count_max(const option *opt)
+{
+    return opt->max >= 18446744073709551615.0 ? ULLONG_MAX : (unsigned long long)opt->max;
 }
 
 /* A whole-number option: digits only, no sign, no suffix, within [min, max]. */
@@ -109,11 +147,11 @@ static int parse_count(const option *opt, const char *v, uint64_t *out, char *er
     if (*v < '0' || *v > '9' || *end != '\0')
         return fail(err, errlen, "--%s takes a whole number, not '%s'", opt->name, v);
     if (errno == ERANGE || (double)x > opt->max)
-        return fail(err, errlen, "--%s %s is too large: at most %.0f", opt->name, v,
-                    opt->max);
+        return fail(err, errlen, "--%s %s is too large: at most %llu", opt->name, v,
+                    count_max(opt));
     if ((double)x < opt->min)
-        return fail(err, errlen, "--%s must be at least %.0f, not %s", opt->name, opt->min,
-                    v);
+        return fail(err, errlen, "--%s must be at least %.0f, not %s", opt->name,
+                    opt->min, v);
     *out = x;
     return 0;
 }
@@ -133,8 +171,8 @@ static int parse_double(const option *opt, const char *v, double *out, char *err
 }
 
 /* Pick one of a few names, e.g. sort|select; the index is the enum value. */
-static int parse_choice(const option *opt, const char *v, const char *const *names,
-                        int n, int *out, char *err, size_t errlen)
+static int parse_choice(const option *opt, const char *v, const char *const *names, int n,
+                        int *out, char *err, size_t errlen)
 {
     for (int i = 0; i < n; i++) {
         if (strcmp(v, names[i]) == 0) {
@@ -145,7 +183,19 @@ static int parse_choice(const option *opt, const char *v, const char *const *nam
     return fail(err, errlen, "--%s takes %s, not '%s'", opt->name, opt->metavar, v);
 }
 
-/* --jobs settle,var: a job left out gets no strategy at all. */
+/* "settle, var, micro": every job's name, for messages. */
+static void job_names(char *out, size_t len)
+{
+    out[0] = '\0';
+    for (size_t j = 0; j < ld_njobs; j++) {
+        if (j)
+            strncat(out, ", ", len - strlen(out) - 1);
+        strncat(out, ld_jobs[j]->name, len - strlen(out) - 1);
+    }
+}
+
+/* --jobs settle,var: a job left out gets no strategy at all; one named gets all of its
+ * strategies, an opt-in job too. */
 static int parse_jobs(ld_options *o, const char *v, char *err, size_t errlen)
 {
     uint32_t keep[LD_MAX_JOBS] = {0};
@@ -154,18 +204,21 @@ static int parse_jobs(ld_options *o, const char *v, char *err, size_t errlen)
         return fail(err, errlen, "--jobs takes a list such as settle,var, not '%s'", v);
     strcpy(list, v);
     char *save = NULL;
-    for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+    for (char *name = strtok_r(list, ",", &save); name;
+         name = strtok_r(NULL, ",", &save)) {
         const ld_job *job = ld_job_find(name);
-        if (!job)
-            return fail(err, errlen, "--jobs: unknown job '%s' (jobs: settle, var)", name);
+        if (!job) {
+            char names[128];
+            job_names(names, sizeof names);
+            return fail(err, errlen, "--jobs: unknown job '%s' (jobs: %s)", name, names);
+        }
         size_t j = 0;
         while (ld_jobs[j] != job)
             j++;
         keep[j] = 1;
     }
     for (size_t j = 0; j < ld_njobs; j++)
-        if (!keep[j])
-            o->selected[j] = 0;
+        o->selected[j] = keep[j] ? (uint32_t)((1ull << ld_jobs[j]->nstrategies) - 1) : 0;
     return 0;
 }
 
@@ -197,14 +250,16 @@ static int parse_strategies(uint32_t *sel, const char *v, char *err, size_t errl
 {
     char list[512];
     if (strlen(v) >= sizeof list || *v == '\0')
-        return fail(err, errlen, "--strategies takes a list such as green,pool, not '%s'", v);
+        return fail(err, errlen, "--strategies takes a list such as green,pool, not '%s'",
+                    v);
     strcpy(list, v);
     memset(sel, 0, LD_MAX_JOBS * sizeof *sel);
     char *save = NULL;
     for (char *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save))
         if (select_strategy(sel, item) == 0)
             return fail(err, errlen,
-                        "--strategies: unknown strategy '%s' (see --help for the list)", item);
+                        "--strategies: unknown strategy '%s' (see --help for the list)",
+                        item);
     return 0;
 }
 
@@ -214,8 +269,10 @@ static int apply(ld_options *o, uint32_t *strategies, int *have_strategies,
     static const char *const kernels[] = {"sort", "select"};
     static const char *const partitions[] = {"block", "cyclic"};
     char *field = (char *)o + opt->offset;
-    uint64_t n;
+    uint64_t n = 0;
     int rc;
+    if (!v && opt->kind != K_FLAG)
+        return fail(err, errlen, "--%s needs a value (%s)", opt->name, opt->metavar);
     switch (opt->kind) {
     case K_U64:
         if ((rc = parse_count(opt, v, &n, err, errlen)) == 0)
@@ -321,12 +378,19 @@ enum ld_options_verdict ld_options_parse(ld_options *o, int argc, char *const *a
     return LD_OPTIONS_RUN;
 }
 
+/* Whether a test-only fault aimed at `target` falls on the rank these options run on. */
+static int aimed_here(const ld_options *o, unsigned target)
+{
+    return o->rank >= 0 && (unsigned)o->rank == target;
+}
+
 void ld_options_job_config(const ld_options *o, const ld_cpus *cpus, ld_job_config *cfg)
 {
+    double slow = aimed_here(o, o->test_slow_rank) ? o->test_slow_factor : 1;
     *cfg = (ld_job_config){
         .seed = o->seed,
         .sims = o->sims,
-        .latency_scale = o->latency_scale,
+        .latency_scale = o->latency_scale * slow,
         .fail_rate = o->fail_rate,
         .pin_fraction = o->pin_fraction,
         .pool_size = o->pool_size,
@@ -335,6 +399,9 @@ void ld_options_job_config(const ld_options *o, const ld_cpus *cpus, ld_job_conf
         .stack_size = (size_t)o->stack_kib * 1024,
         .var_kernel = o->var_kernel,
         .trace_pinning_ns = o->trace_pinning ? (int64_t)(o->trace_threshold_ms * 1e6) : 0,
+        .micro_max = (size_t)o->micro_max,
+        .cold_stacks = o->cold_stacks,
+        .test_overflow = aimed_here(o, o->test_overflow_rank),
         .cpus = cpus,
     };
 }
@@ -359,14 +426,29 @@ void ld_options_usage(FILE *out)
                  "written collectively, renamed into place only when complete.\n\n"
                  "Options (--name VALUE or --name=VALUE):\n");
     for (size_t i = 0; i < NOPTIONS; i++) {
+        if (!options[i].help)
+            continue; /* test-only */
         char lhs[64];
-        snprintf(lhs, sizeof lhs, "--%s%s%s", options[i].name, options[i].metavar ? " " : "",
+        snprintf(lhs, sizeof lhs, "--%s%s%s", options[i].name,
+                 options[i].metavar ? " " : "",
                  options[i].metavar ? options[i].metavar : "");
         fprintf(out, "  %-26s %s\n", lhs, options[i].help);
     }
     usage_jobs(out);
-    fprintf(out, "\nExit status: 0 on success, 2 for a bad option or an output that cannot\n"
-                 "be written, 1 for a failure during the run.\n");
+    fprintf(out,
+            "\nMemory: the green strategies keep one green thread per trade, each a\n"
+            "stack of which one 4 KiB page is resident, with the thread's struct in\n"
+            "it, plus about 0.5 KiB of page tables and per-trade state: about\n"
+            "4.6 KiB per trade on its rank, so N trades on one rank need N x 4.6 KiB\n"
+            "(1,000,000 trades: about 4.3 GiB; 8,000: 37 MiB). Stacks are virtual\n"
+            "memory beyond that (--stack-size each) and need no sysctl: past what\n"
+            "vm.max_map_count allows for guard pages, stacks are canary-checked. A\n"
+            "run whose trades need more than 90%% of MemAvailable (or of the cgroup's\n"
+            "memory.max) fails before it starts, naming the limit. micro needs\n"
+            "--micro-max x 4.5 KiB.\n");
+    fprintf(out,
+            "\nExit status: 0 on success, 2 for a bad option or an output that cannot\n"
+            "be written, 1 for a failure during the run.\n");
 }
 
 void ld_options_version(FILE *out)

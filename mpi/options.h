@@ -36,6 +36,13 @@ typedef struct ld_options {
     int quiet;
     int trace_pinning;
     double trace_threshold_ms;
+    uint64_t micro_max;
+    int cold_stacks;
+    /* Test-only faults, hidden from --help, each aimed at one rank; UINT32_MAX: none */
+    unsigned test_slow_rank; /* its settle latencies are test_slow_factor times longer */
+    double test_slow_factor;
+    unsigned test_overflow_rank; /* its first settle green thread overflows its stack */
+    int rank;                    /* the rank these options run on, set by the driver */
     char output[LD_OUTPUT_MAX];
     /* selected[j] has bit s set when strategy s of ld_jobs[j] runs; 0: job j does not */
     uint32_t selected[LD_MAX_JOBS];

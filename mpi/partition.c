@@ -10,9 +10,12 @@
 static MPI_Datatype trade_type(void)
 {
     int lengths[] = {1, 1, 1, 1, 1, 1, LD_SYMBOL_LEN};
-    MPI_Aint displs[] = {offsetof(ld_trade, id),       offsetof(ld_trade, price_cents),
-                         offsetof(ld_trade, notional_cents), offsetof(ld_trade, quantity),
-                         offsetof(ld_trade, counterparty),   offsetof(ld_trade, side),
+    MPI_Aint displs[] = {offsetof(ld_trade, id),
+                         offsetof(ld_trade, price_cents),
+                         offsetof(ld_trade, notional_cents),
+                         offsetof(ld_trade, quantity),
+                         offsetof(ld_trade, counterparty),
+                         offsetof(ld_trade, side),
                          offsetof(ld_trade, symbol)};
     MPI_Datatype types[] = {MPI_UINT64_T, MPI_INT64_T, MPI_INT64_T, MPI_UINT32_T,
                             MPI_UINT32_T, MPI_UINT8_T, MPI_CHAR};
@@ -59,7 +62,7 @@ int ld_partition_scatter(MPI_Comm comm, const ld_options *o, ld_share *share)
     ld_trade *book = rank == 0 ? rank_major_book(o, size) : NULL;
     int ok = counts && displs && share->trades && (rank != 0 || book);
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
-    if (ok) {
+    if (ok && counts && displs) {
         uint64_t at = 0;
         for (int r = 0; r < size; r++) {
             counts[r] = (int)share_count(o->trades, size, r);

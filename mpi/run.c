@@ -2,8 +2,12 @@
  * strategy never changes it. */
 #include "run.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "resources.h"
 
 static int selected(const ld_options *o, size_t j, size_t s)
 {
@@ -51,6 +55,30 @@ static void progress(MPI_Comm comm, const ld_options *o, const ld_record *r, uns
                 it < o->warmup ? o->warmup : o->iterations, (double)makespan / 1e6);
 }
 
+/* A strategy that failed says why on stderr, naming the limit it hit when the kernel
+ * refused memory: the mapping count, or memory itself. */
+static void say_failure(MPI_Comm comm, const ld_record *r, int rc)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    if (rc != -ENOMEM) {
+        fprintf(stderr, "loomdist: %s/%s failed on rank %d: %s\n", r->job->name,
+                r->strategy->name, rank, strerror(-rc));
+        return;
+    }
+    long maps = ld_proc_maps(), max = ld_resources_max_map_count();
+    if (max > 0 && maps >= max - 64)
+        fprintf(stderr,
+                "loomdist: %s/%s failed on rank %d: the kernel refused a memory "
+                "mapping: %ld mappings are in use and vm.max_map_count is %ld\n",
+                r->job->name, r->strategy->name, rank, maps, max);
+    else
+        fprintf(stderr,
+                "loomdist: %s/%s failed on rank %d: out of memory (mmap or malloc "
+                "refused; see MemAvailable, ulimit -v and the cgroup's memory.max)\n",
+                r->job->name, r->strategy->name, rank);
+}
+
 /* Warm-up and measured iterations of one strategy, all ranks in step. */
 static int run_strategy(MPI_Comm comm, const ld_options *o, const ld_job_config *cfg,
                         const ld_share *share, const void *prepared, ld_record *r)
@@ -58,13 +86,17 @@ static int run_strategy(MPI_Comm comm, const ld_options *o, const ld_job_config 
     unsigned total = o->warmup + o->iterations;
     r->metrics = calloc(o->iterations, sizeof *r->metrics);
     r->pct = calloc(o->iterations, sizeof *r->pct);
+    r->figures = calloc(o->iterations, sizeof *r->figures);
     r->results = calloc(share->n ? share->n : 1, sizeof *r->results);
-    int ok = r->metrics && r->pct && r->results;
+    int ok = r->metrics && r->pct && r->figures && r->results;
     for (unsigned it = 0; ok && it < total; it++) {
         ld_metrics m;
+        ld_figures figs;
         MPI_Barrier(comm);
-        int rc = ld_job_measure(r->job, r->strategy, cfg, share->trades, share->n, prepared,
-                                r->results, &m);
+        int rc = ld_job_measure(r->job, r->strategy, cfg, share->trades, share->n,
+                                prepared, r->results, &m, &figs);
+        if (rc)
+            say_failure(comm, r, rc);
         ok = rc == 0;
         MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
         if (!ok)
@@ -72,6 +104,7 @@ static int run_strategy(MPI_Comm comm, const ld_options *o, const ld_job_config 
         progress(comm, o, r, it, m.wall_ns);
         if (it >= o->warmup) {
             r->metrics[it - o->warmup] = m;
+            r->figures[it - o->warmup] = figs;
             if (r->job->fields & LD_FIELDS_SETTLE)
                 latency_percentiles(r->results, share->n, r->pct[it - o->warmup]);
         }
@@ -80,11 +113,27 @@ static int run_strategy(MPI_Comm comm, const ld_options *o, const ld_job_config 
     return ok ? 0 : -1;
 }
 
+/* One strategy with a stack pool of its own: its iterations reuse the stacks, and the
+ * pool goes with it, so no later strategy's memory column carries its stacks. */
+static int run_pooled(MPI_Comm comm, const ld_options *o, const ld_job_config *job_cfg,
+                      const ld_share *share, const void *prepared, ld_record *r)
+{
+    ld_job_config cfg = *job_cfg;
+    int ok = ld_stack_pool_create(&cfg.stacks, cfg.stack_size) == 0;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    if (ok)
+        ok = run_strategy(comm, o, &cfg, share, prepared, r) == 0;
+    if (cfg.stacks)
+        ld_stack_pool_destroy(cfg.stacks);
+    return ok ? 0 : -1;
+}
+
 /* One job: prepare once, then each selected strategy in table order. */
-static int run_job(MPI_Comm comm, const ld_options *o, const ld_job_config *cfg,
+static int run_job(MPI_Comm comm, const ld_options *o, const ld_job_config *job_cfg,
                    const ld_share *share, size_t j, ld_record *rec, size_t *at)
 {
     const ld_job *job = ld_jobs[j];
+    const ld_job_config *cfg = job_cfg;
     void *prepared = NULL;
     int64_t bound = 0;
     int ok = job->prepare(cfg, share->trades, share->n, &prepared, &bound) == 0;
@@ -96,7 +145,7 @@ static int run_job(MPI_Comm comm, const ld_options *o, const ld_job_config *cfg,
         ld_record *r = &rec[(*at)++];
         *r = (ld_record){.job = job, .strategy = &job->strategies[s], .bound_ns = bound};
         r->threads = ld_job_threads(cfg, r->strategy);
-        ok = run_strategy(comm, o, cfg, share, prepared, r) == 0;
+        ok = run_pooled(comm, o, cfg, share, prepared, r) == 0;
     }
     if (prepared)
         job->release(prepared);
@@ -112,6 +161,8 @@ int ld_run_all(MPI_Comm comm, const ld_options *o, const ld_node *node,
     run->rec = calloc(count_selected(o) + 1, sizeof *run->rec);
     if (!run->rec)
         return -1;
+    if (ld_resources_check(comm, o, &cfg, node, share) != 0)
+        return -1;
     for (size_t j = 0; j < ld_njobs; j++)
         if (o->selected[j] && run_job(comm, o, &cfg, share, j, run->rec, &run->n) != 0)
             return -1;
@@ -123,6 +174,7 @@ void ld_run_free(ld_run *run)
     for (size_t i = 0; i < run->n; i++) {
         free(run->rec[i].metrics);
         free(run->rec[i].pct);
+        free(run->rec[i].figures);
         free(run->rec[i].results);
     }
     free(run->rec);

@@ -19,6 +19,7 @@ typedef struct ld_record {
     unsigned iterations;      /* measured ones */
     ld_metrics *metrics;      /* [iterations] */
     int64_t (*pct)[LD_PCTS];  /* [iterations]: settle latency percentiles */
+    ld_figures *figures;      /* [iterations]: named figures, for jobs that report them */
     ld_trade_result *results; /* [share->n], from the last iteration */
 } ld_record;
 

@@ -16,8 +16,9 @@ typedef struct row {
     int64_t peak_threads;   /* the most any rank had */
     double rss_total_mib, rss_max_mib;
     double wall_min_ms, wall_avg_ms, wall_max_ms; /* across ranks, last iteration */
-    double cpu_s; /* user + system, all ranks */
+    double cpu_s;                                 /* user + system, all ranks */
     int64_t p50, p99, max;
+    double figures[LD_FIGURES_MAX]; /* mean over iterations and ranks */
 } row;
 
 /* Reduce one metric column across ranks: max and sum, per iteration. */
@@ -63,6 +64,22 @@ static void global_latencies(MPI_Comm comm, const ld_options *o, const ld_share 
     free(all);
 }
 
+/* Each named figure, averaged over iterations here and then over ranks. */
+static void reduce_figures(MPI_Comm comm, const ld_record *r, row *out)
+{
+    size_t n = r->iterations ? r->figures[0].n : 0;
+    double mine[LD_FIGURES_MAX] = {0};
+    int size;
+    MPI_Comm_size(comm, &size);
+    for (size_t k = 0; k < n; k++) {
+        for (unsigned it = 0; it < r->iterations; it++)
+            mine[k] += r->figures[it].v[k].value / r->iterations;
+        mine[k] /= size;
+    }
+    if (n)
+        MPI_Reduce(mine, out->figures, (int)n, MPI_DOUBLE, MPI_SUM, 0, comm);
+}
+
 static void reduce_row(MPI_Comm comm, const ld_options *o, const ld_share *share,
                        const ld_record *r, row *out)
 {
@@ -94,6 +111,7 @@ static void reduce_row(MPI_Comm comm, const ld_options *o, const ld_share *share
     out->cpu_s += (double)sum[its - 1] / 1e6;
     if (r->job->fields & LD_FIELDS_SETTLE)
         global_latencies(comm, o, share, r, out);
+    reduce_figures(comm, r, out);
     free(max);
     free(sum);
     free(ms);
@@ -112,14 +130,16 @@ static void print_header(FILE *out, const ld_record *r)
 {
     fprintf(out, "\n%s: %s\n", r->job->name, r->job->summary);
     fprintf(out, "%-14s %9s %18s %18s %15s %22s %9s\n", "Strategy", "Tasks", "Time (ms)",
-            "Throughput (ops/s)", "Peak OS Threads", "Memory (MiB, max/rank)", "Imbalance");
+            "Throughput (ops/s)", "Peak OS Threads", "Memory (MiB, max/rank)",
+            "Imbalance");
 }
 
 static void print_row(FILE *out, const ld_options *o, const ld_record *r, const row *w)
 {
     char t[48];
     format_time(&w->makespan_ms, t, sizeof t);
-    double thr = w->makespan_ms.mean > 0 ? (double)o->trades / (w->makespan_ms.mean / 1e3) : 0;
+    double thr =
+        w->makespan_ms.mean > 0 ? (double)o->trades / (w->makespan_ms.mean / 1e3) : 0;
     char mem[48];
     snprintf(mem, sizeof mem, "%.1f (%.1f)", w->rss_total_mib, w->rss_max_mib);
     fprintf(out, "%-14s %9llu %18s %18.0f %15lld %22s %9.2f\n", r->strategy->name,
@@ -139,23 +159,35 @@ static void print_settle_extra(FILE *out, const ld_record *r, const row *w)
 {
     double path = (double)r->bound_ns / 1e6;
     print_spread(out, r, w);
-    fprintf(out, " critical path %.1f ms, overhead %+.1f ms (%.3fx); latency p50 %.1f, "
-                 "p99 %.1f, max %.1f ms\n",
+    fprintf(out,
+            " critical path %.1f ms, overhead %+.1f ms (%.3fx); latency p50 %.1f, "
+            "p99 %.1f, max %.1f ms\n",
             path, w->makespan_ms.mean - path, path > 0 ? w->makespan_ms.mean / path : 0,
             (double)w->p50 / 1e6, (double)w->p99 / 1e6, (double)w->max / 1e6);
 }
 
 /* A rank's wall time per trade it holds, and the speedup over sequential on the same
  * ranks; efficiency divides that by the threads each rank ran. */
-static void print_var_extra(FILE *out, const ld_options *o, const ld_record *r, const row *w,
-                            double seq_ms, int ranks)
+static void print_var_extra(FILE *out, const ld_options *o, const ld_record *r,
+                            const row *w, double seq_ms, int ranks)
 {
     print_spread(out, r, w);
     fprintf(out, " %.3f ms per trade per rank, %u thread(s) per rank",
             w->makespan_ms.mean * ranks / (double)o->trades, r->threads);
     if (seq_ms > 0)
-        fprintf(out, ", speedup %.2fx, parallel efficiency %.2f", seq_ms / w->makespan_ms.mean,
-                seq_ms / w->makespan_ms.mean / r->threads);
+        fprintf(out, ", speedup %.2fx, parallel efficiency %.2f",
+                seq_ms / w->makespan_ms.mean, seq_ms / w->makespan_ms.mean / r->threads);
+    fprintf(out, "\n");
+}
+
+/* A strategy that reports named figures: each as name, value and unit, ranks averaged. */
+static void print_figures(FILE *out, const ld_record *r, const row *w)
+{
+    print_spread(out, r, w);
+    for (size_t k = 0; k < r->figures[0].n; k++) {
+        const ld_figure *f = &r->figures[0].v[k];
+        fprintf(out, "%s %s %.4g %s", k ? "," : "", f->name, w->figures[k], f->unit);
+    }
     fprintf(out, "\n");
 }
 
@@ -180,7 +212,9 @@ void ld_table_print(MPI_Comm comm, const ld_options *o, const ld_share *share,
                 seq_ms = rows[i].makespan_ms.mean;
         fprintf(out, "\n");
         for (size_t i = 0; i < run->n; i++) {
-            if (run->rec[i].job->fields & LD_FIELDS_SETTLE)
+            if (run->rec[i].iterations && run->rec[i].figures[0].n)
+                print_figures(out, &run->rec[i], &rows[i]);
+            else if (run->rec[i].job->fields & LD_FIELDS_SETTLE)
                 print_settle_extra(out, &run->rec[i], &rows[i]);
             else
                 print_var_extra(out, o, &run->rec[i], &rows[i], seq_ms, size);

@@ -5,9 +5,16 @@
  * parks it on a libuv request whose callback makes it runnable again. Green threads
  * never migrate between carriers.
  *
- * Stacks are mmap'd with a guard page below them and kept in a per-scheduler cache for
- * reuse. A green thread that runs into its guard page is reported on stderr as
- * "green thread N overflowed its S KiB stack" before the process dies of SIGSEGV.
+ * Stacks are carved from large mmap'd slabs and kept in a per-scheduler cache for
+ * reuse, in front of a stack pool that several schedulers, one after another or at
+ * once, may share. A thread's own struct lives in the top LD_GT_STACK_HEADER bytes of
+ * its stack, so a spawn allocates nothing once the stack is there. Below each stack
+ * lies a guard page (a MADV_GUARD_INSTALL guard region, or a PROT_NONE page while a
+ * quarter of vm.max_map_count lasts) or, past that, a canary page the scheduler checks
+ * at every switch; no number of threads needs a sysctl. A green thread that overflows
+ * its stack is reported on stderr as "green thread N overflowed its S KiB stack"
+ * before the process dies of SIGSEGV. LOOMDIST_STACK_GUARD=page or =canary in the
+ * environment skips the better guards, to try older kernels' paths on any.
  *
  * Functions return 0 or a negative errno. Calls marked "in a green thread" must be made
  * from a green thread; elsewhere they return -EPERM or do nothing, as stated.
@@ -26,9 +33,31 @@ typedef void (*ld_gt_fn)(void *arg);
 
 #define LD_GT_STACK_DEFAULT (64u * 1024u)
 
+/* The top of every stack that holds the thread's struct instead of its frames. */
+#define LD_GT_STACK_HEADER 320u
+
+/* Stacks for any number of schedulers: freed stacks keep their pages, so a scheduler
+ * made later finds them warm. Thread-safe. */
+typedef struct ld_stack_pool ld_stack_pool;
+
+/* A pool of stacks of `size` bytes each (rounded up to pages; 0: the default), the
+ * top LD_GT_STACK_HEADER of them for the thread's struct. -ENOMEM, -EINVAL. */
+int ld_stack_pool_create(ld_stack_pool **out, size_t size);
+
+/* Make sure n stacks are free and their top pages resident, so that n spawns fault in
+ * no memory: for a benchmark, before its clock starts. -ENOMEM if the kernel refuses. */
+int ld_stack_pool_reserve(ld_stack_pool *p, size_t n);
+
+/* Unmap every stack. No scheduler may be using the pool any more. */
+void ld_stack_pool_destroy(ld_stack_pool *p);
+
 typedef struct ld_sched_config {
-    size_t stack_size;  /* usable bytes per stack, rounded up to pages; 0: default */
-    size_t stack_cache; /* stacks kept for reuse after a thread ends; 0: 1024 */
+    size_t stack_size;   /* bytes per stack, rounded up to pages; 0: default; ignored
+                            with a pool, whose size applies */
+    size_t stack_cache;  /* freed stacks the scheduler keeps for itself before they go
+                            back to the pool; 0: 1024 */
+    ld_stack_pool *pool; /* where stacks come from and go back to when the scheduler
+                            ends; NULL: a pool of its own, unmapped with it */
 } ld_sched_config;
 
 /* Create the scheduler of the calling thread, with a uv_loop of its own. cfg may be
@@ -70,12 +99,16 @@ uint64_t ld_gt_id(const ld_gt *g);
 /* In a green thread: let every other runnable green thread run once. */
 void ld_gt_yield(void);
 
-/* In a green thread: park for ns nanoseconds on a uv timer. ns is rounded up to the
- * timer's millisecond resolution, so the sleep never ends early and at most about a
- * millisecond late (plus scheduling delay); 0 behaves as yield. */
+/* In a green thread: park for ns nanoseconds on the carrier's timing wheel. The
+ * deadline is rounded up to the wheel's tick of 2^14 ns (16.4 µs), so the sleep never
+ * ends early. A busy carrier wakes it within a tick; an idle one wakes for all the
+ * deadlines of a 131 µs window at once, so it ends at most about 150 µs late, plus
+ * scheduling delay. Sleeping costs the same at a million sleepers as at one. 0
+ * behaves as yield. */
 void ld_gt_sleep_ns(uint64_t ns);
 
-/* In a green thread: wait until g has returned, then free it. Returns -EINVAL if g is
+/* In a green thread: wait until g has returned, then free it (its stack goes back to
+ * the cache). Returns -EINVAL if g is
  * the caller, not joinable, already being joined, or on another scheduler. A thread
  * that has already returned may also be joined outside a green thread, on its
  * scheduler's thread (after ld_sched_run, say); one still running then gives -EPERM. */

@@ -1,6 +1,7 @@
 /* gt_sched.c: the scheduler of one carrier thread: its run queue, spawn and join, and
- * the blocking calls (yield, sleep, park, suspend) that park a green thread on the
- * carrier's uv_loop until a callback makes it runnable again.
+ * the blocking calls (yield, sleep, park, suspend) that park a green thread until a
+ * callback makes it runnable again. Sleeps wait on the carrier's timing wheel, which
+ * one timerfd on the carrier's uv_loop wakes when the loop would otherwise block.
  *
  * Every switch goes through the scheduler's own context: a green thread that blocks
  * swaps to the scheduler, which resumes the next runnable one. Each carrier's state is
@@ -11,16 +12,28 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 #include "gt.h"
 #include "gt_sched.h"
 #include "gt_stack.h"
 #include "gt_switch.h"
+#include "gt_wheel.h"
 
-/* Resumes between two polls of the loop while threads are runnable: enough to amortise
- * the poll's system call, few enough that timers and I/O are not held up for long. */
+/* Resumes between two looks at the clock while threads are runnable; the loop itself is
+ * polled at most every LD_SCHED_POLL_NS then, so its system call costs a busy carrier
+ * next to nothing, while I/O and remote wake-ups wait 50 µs at most. Sleepers do not
+ * wait for the poll: the wheel is advanced at every look at the clock. */
 #define LD_SCHED_BATCH 128
+#define LD_SCHED_POLL_NS 50000u
+
+/* An idle carrier wakes for its sleepers on multiples of 2^17 ns (131 µs): every
+ * deadline within one such window shares one wake-up, which costs a few µs of system
+ * calls, at the price of waking each sleeper up to 131 µs after its tick. */
+#define LD_SCHED_WAKE_SHIFT 17
 #define LD_SCHED_CACHE_DEFAULT 1024u
 
 enum ld_gt_state {
@@ -36,7 +49,10 @@ enum ld_gt_state {
 /* Wake-ups posted from other OS threads, delivered later on the owner's carrier. */
 enum { GT_WAKE_UNPARK = 1u, GT_WAKE_RESUME = 2u };
 
+/* A green thread lives in the header of its own stack (see gt_stack.h), so the stack
+ * comes first: a thread and its stack are one allocation, found from each other. */
 struct ld_gt {
+    ld_stack stack;
     ld_ctx ctx;
     ld_sched *sched;
     ld_gt *next;        /* run queue link */
@@ -45,22 +61,24 @@ struct ld_gt {
     ld_gt_fn fn;
     void *arg;
     uint64_t id;
-    ld_stack stack;
+    ld_wheel_entry sleep;         /* what ld_gt_sleep_ns waits on */
     _Atomic unsigned remote_wake; /* GT_WAKE_* posted and not yet delivered */
     unsigned char state;          /* enum ld_gt_state */
     bool joinable;
     bool permit;         /* an unpark came before its park */
     bool resume_pending; /* a resume came before its suspend */
-    bool timer_open;     /* timer initialised, so it must be closed before the free */
-    uv_timer_t timer;    /* what ld_gt_sleep_ns parks on */
+    bool started;        /* has run, so a yield may switch to it directly */
 };
+
+_Static_assert(sizeof(ld_gt) <= LD_STACK_HEADER, "ld_gt must fit in its stack's header");
 
 struct ld_sched {
     ld_ctx ctx; /* the carrier's own context, where ld_sched_run runs */
     ld_gt *current;
     ld_gt *runq_head;
     ld_gt *runq_tail;
-    size_t live; /* spawned threads whose fn has not returned */
+    size_t live;     /* spawned threads whose fn has not returned */
+    unsigned direct; /* yields left that may switch thread to thread, this batch */
     bool running;
     ld_stack_cache stacks;
     uv_loop_t loop;
@@ -69,6 +87,12 @@ struct ld_sched {
     ld_gt *remote_head;
     ld_gt *remote_tail;
     ld_stack_watch watch;
+    ld_wheel wheel;      /* sleeping threads, by deadline */
+    uv_poll_t wheel_fd;  /* readable when the timerfd below expires */
+    int timer_fd;        /* armed at the wheel's next tick whenever the loop may block */
+    uint64_t armed_tick; /* what timer_fd is armed for; UINT64_MAX: disarmed */
+    bool timer_fired;    /* timer_fd expired since it was last set */
+    uint64_t polled_at;  /* uv_hrtime() of the last poll of the loop */
     /* For watchdogs on other threads: who runs now, and how many switches so far.
      * Written by this carrier alone, so plain relaxed stores suffice. */
     _Atomic uint64_t observed_id;
@@ -209,27 +233,17 @@ static void sched_forget_remote(ld_sched *s, ld_gt *g)
     pthread_mutex_unlock(&s->remote_lock);
 }
 
-static void gt_on_timer_closed(uv_handle_t *h)
-{
-    free(h->data);
-}
-
-/* The timer is a loop handle, so a thread that ever slept is freed by its close
- * callback, on the loop's next turn. */
+/* The struct lives on the stack, so freeing the thread is giving the stack back. */
 static void gt_free(ld_gt *g)
 {
-    if (g->timer_open)
-        uv_close((uv_handle_t *)&g->timer, gt_on_timer_closed);
-    else
-        free(g);
+    ld_stack_put(&g->sched->stacks, &g->stack);
 }
 
-/* After a thread's last switch, on the scheduler's stack: its stack can be reused
- * now, and its struct goes to the joiner, or away if nobody may join it. */
+/* After a thread's last switch, on the scheduler's stack: a detached thread's stack is
+ * reused now; a joinable one's waits, with its struct, for the joiner. */
 static void gt_finish(ld_sched *s, ld_gt *g)
 {
     ld_ctx_release(&g->ctx);
-    ld_stack_put(&s->stacks, &g->stack);
     sched_forget_remote(s, g);
     sched_live_dec(s);
     if (!g->joinable)
@@ -244,22 +258,34 @@ static void gt_entry(void *arg)
     ld_gt *g = arg;
 
     ld_ctx_started(&g->sched->ctx);
+    g->started = true;
     g->fn(g->arg);
     g->state = GT_DONE;
     ld_ctx_leave(&g->ctx, &g->sched->ctx);
 }
 
-/* Run g until it blocks or returns. */
-static void sched_resume(ld_sched *s, ld_gt *g)
+/* g becomes the running thread, for the scheduler and for watchdogs. */
+static void sched_enter(ld_sched *s, ld_gt *g)
 {
     s->current = g;
     g->state = GT_RUNNING;
     uint64_t n = atomic_load_explicit(&s->switches, memory_order_relaxed);
     atomic_store_explicit(&s->switches, n + 1, memory_order_relaxed);
     atomic_store_explicit(&s->observed_id, g->id, memory_order_relaxed);
+}
+
+/* Run g until the running thread, g or one it yielded to, blocks or returns. */
+static void sched_resume(ld_sched *s, ld_gt *g)
+{
+    sched_enter(s, g);
+    s->direct = LD_SCHED_BATCH;
     ld_ctx_swap(&s->ctx, &g->ctx);
+    g = s->current;
     atomic_store_explicit(&s->observed_id, 0, memory_order_relaxed);
     s->current = NULL;
+    if (!ld_stack_intact(&g->stack) ||
+        (g->state == GT_DONE && !ld_stack_intact_at_end(&g->stack)))
+        ld_stack_die_overflow(g->id, &g->stack);
     if (g->state == GT_DONE)
         gt_finish(s, g);
 }
@@ -268,8 +294,62 @@ static void sched_run_batch(ld_sched *s)
 {
     int i;
 
-    for (i = 0; i < LD_SCHED_BATCH && s->runq_head != NULL; i++)
-        sched_resume(s, runq_pop(s));
+    for (i = 0; i < LD_SCHED_BATCH && s->runq_head != NULL; i++) {
+        ld_gt *g = runq_pop(s);
+
+        /* With many threads each lives in a page of its own: start fetching the next
+         * one's struct and saved frame while this one runs. */
+        if (s->runq_head != NULL) {
+            __builtin_prefetch(s->runq_head);
+            __builtin_prefetch(s->runq_head->ctx.sp);
+        }
+        sched_resume(s, g);
+    }
+}
+
+static void sched_on_wheel_fire(ld_wheel_entry *e, void *ctx)
+{
+    (void)ctx;
+    gt_make_ready((ld_gt *)((char *)e - offsetof(ld_gt, sleep)));
+}
+
+/* Wake every sleeper whose deadline has passed, without waiting for the timerfd: a
+ * carrier busy with runnable threads sees its timers as soon as it looks. */
+static void sched_expire(ld_sched *s, uint64_t now)
+{
+    if (s->wheel.count != 0)
+        ld_wheel_advance(&s->wheel, ld_wheel_tick_floor(now), sched_on_wheel_fire, NULL);
+}
+
+/* Before the loop may block: the timerfd must expire at the wheel's next tick, rounded
+ * up to a wake-up window. It is set only when that changed or it fired; setting it
+ * also clears its readiness, so it is never read. */
+static void sched_arm(ld_sched *s)
+{
+    uint64_t next = ld_wheel_next(&s->wheel);
+    struct itimerspec its = {{0, 0}, {0, 0}};
+
+    if (next == s->armed_tick && !s->timer_fired)
+        return;
+    s->armed_tick = next;
+    s->timer_fired = false;
+    if (next != UINT64_MAX) {
+        uint64_t window = (1ull << LD_SCHED_WAKE_SHIFT) - 1;
+        uint64_t ns = ((next << LD_WHEEL_TICK_SHIFT) + window) & ~window;
+        its.it_value.tv_sec = (time_t)(ns / 1000000000u);
+        its.it_value.tv_nsec = (long)(ns % 1000000000u);
+    }
+    timerfd_settime(s->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* The timerfd woke the loop; sched_expire does the work, sched_arm resets it. */
+static void sched_on_timer_fd(uv_poll_t *h, int status, int events)
+{
+    ld_sched *s = h->data;
+
+    (void)status;
+    (void)events;
+    s->timer_fired = true;
 }
 
 /* Runnable threads first; the loop is polled without blocking between batches, and
@@ -282,16 +362,50 @@ int ld_sched_run(ld_sched *s)
         return -EBUSY;
     s->running = true;
     for (;;) {
+        uint64_t now = uv_hrtime();
+
+        sched_expire(s, now);
         sched_run_batch(s);
         if (s->runq_head != NULL) {
-            uv_run(&s->loop, UV_RUN_NOWAIT);
+            if (now - s->polled_at >= LD_SCHED_POLL_NS) {
+                s->polled_at = now;
+                uv_run(&s->loop, UV_RUN_NOWAIT);
+            }
             continue;
         }
         if (s->live == 0 && !uv_loop_alive(&s->loop))
             break;
+        sched_arm(s);
         uv_run(&s->loop, UV_RUN_ONCE);
     }
     s->running = false;
+    return 0;
+}
+
+/* The timerfd and its poll handle, unreferenced: sleepers are live threads, and live
+ * threads keep the loop alive through the async already. */
+static int sched_timer_open(ld_sched *s)
+{
+    int rc;
+
+    s->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (s->timer_fd < 0)
+        return -errno;
+    rc = uv_poll_init(&s->loop, &s->wheel_fd, s->timer_fd);
+    if (rc != 0) {
+        close(s->timer_fd);
+        return rc;
+    }
+    rc = uv_poll_start(&s->wheel_fd, UV_READABLE, sched_on_timer_fd);
+    if (rc != 0) {
+        uv_close((uv_handle_t *)&s->wheel_fd, NULL);
+        close(s->timer_fd);
+        return rc;
+    }
+    s->wheel_fd.data = s;
+    uv_unref((uv_handle_t *)&s->wheel_fd);
+    s->armed_tick = UINT64_MAX;
+    ld_wheel_init(&s->wheel, ld_wheel_tick_floor(uv_hrtime()));
     return 0;
 }
 
@@ -326,12 +440,21 @@ int ld_sched_create(ld_sched **out, const ld_sched_config *cfg)
     rc = -pthread_mutex_init(&s->remote_lock, NULL);
     if (rc != 0)
         goto fail_async;
-    ld_stack_cache_init(&s->stacks, size, cache);
+    rc = ld_stack_cache_init(&s->stacks, cfg != NULL ? cfg->pool : NULL, size, cache);
+    if (rc != 0)
+        goto fail_lock;
+    rc = sched_timer_open(s);
+    if (rc != 0)
+        goto fail_cache;
     ld_ctx_init_self(&s->ctx);
     sched_self = s;
     *out = s;
     return 0;
 
+fail_cache:
+    ld_stack_cache_fini(&s->stacks);
+fail_lock:
+    pthread_mutex_destroy(&s->remote_lock);
 fail_async:
     uv_close((uv_handle_t *)&s->wake, NULL);
     uv_run(&s->loop, UV_RUN_NOWAIT);
@@ -345,8 +468,7 @@ fail_free:
 }
 
 /* Taking the remote lock once waits out any ld_gt_unpark still inside sched_post. One
- * non-blocking turn of the loop runs the close callbacks: the async's, and those of
- * the timers of threads joined since the loop last ran. */
+ * non-blocking turn of the loop runs the close callbacks of the async and the poll. */
 void ld_sched_destroy(ld_sched *s)
 {
     if (s == NULL)
@@ -354,8 +476,10 @@ void ld_sched_destroy(ld_sched *s)
     pthread_mutex_lock(&s->remote_lock);
     pthread_mutex_unlock(&s->remote_lock);
     uv_close((uv_handle_t *)&s->wake, NULL);
+    uv_close((uv_handle_t *)&s->wheel_fd, NULL);
     uv_run(&s->loop, UV_RUN_NOWAIT);
     uv_loop_close(&s->loop);
+    close(s->timer_fd);
     pthread_mutex_destroy(&s->remote_lock);
     ld_stack_cache_fini(&s->stacks);
     ld_stack_watch_stop(&s->watch);
@@ -375,24 +499,21 @@ uv_loop_t *ld_sched_loop(ld_sched *s)
     return &s->loop;
 }
 
-/* A new thread is runnable at once; its stack comes from the cache when it can. */
+/* A new thread is runnable at once. It takes a stack, from the cache when it can, and
+ * lives in that stack's header, so a spawn allocates nothing else. */
 int ld_gt_spawn(ld_sched *s, ld_gt_fn fn, void *arg, ld_gt **out)
 {
+    ld_stack *st;
     ld_gt *g;
-    int rc;
 
     if (s == NULL || fn == NULL)
         return -EINVAL;
     if (s != sched_self)
         return -EPERM;
-    g = malloc(sizeof *g);
-    if (g == NULL)
+    st = ld_stack_get(&s->stacks);
+    if (st == NULL)
         return -ENOMEM;
-    rc = ld_stack_get(&s->stacks, &g->stack);
-    if (rc != 0) {
-        free(g);
-        return rc;
-    }
+    g = (ld_gt *)st;
     g->sched = s;
     g->joiner = NULL;
     g->fn = fn;
@@ -402,8 +523,8 @@ int ld_gt_spawn(ld_sched *s, ld_gt_fn fn, void *arg, ld_gt **out)
     g->joinable = out != NULL;
     g->permit = false;
     g->resume_pending = false;
-    g->timer_open = false;
-    ld_ctx_make(&g->ctx, g->stack.lo, g->stack.size, gt_entry, g);
+    g->started = false;
+    ld_ctx_make(&g->ctx, st->lo, (size_t)((char *)st - (char *)st->lo), gt_entry, g);
     sched_live_inc(s);
     gt_make_ready(g);
     if (out != NULL)
@@ -421,56 +542,54 @@ uint64_t ld_gt_id(const ld_gt *g)
     return g->id;
 }
 
+/* The next runnable thread, when a yield may switch to it directly: it has started
+ * (a first switch must come from the scheduler's own context) and the batch has room. */
+static ld_gt *sched_direct_next(ld_sched *s)
+{
+    ld_gt *next = s->runq_head;
+
+    if (next == NULL || !next->started || s->direct == 0)
+        return NULL;
+    s->direct--;
+    return runq_pop(s);
+}
+
+/* A yield goes straight to the next runnable thread, one switch instead of two via the
+ * scheduler; the scheduler gets the carrier back at the end of each batch. */
 void ld_gt_yield(void)
 {
     ld_gt *g = ld_gt_self();
+    ld_gt *next;
 
     if (g == NULL)
         return;
+    next = sched_direct_next(g->sched);
     gt_make_ready(g);
-    gt_block(g);
+    if (next == NULL) {
+        gt_block(g);
+        return;
+    }
+    if (!ld_stack_intact(&g->stack))
+        ld_stack_die_overflow(g->id, &g->stack);
+    sched_enter(g->sched, next);
+    ld_ctx_swap(&g->ctx, &next->ctx);
 }
 
-/* The timer fires once the loop's millisecond clock reaches the deadline rounded up to
- * a whole millisecond, so the sleep never ends early: the loop clock is refreshed (it
- * may be a whole batch old), and the part of this millisecond already gone counts. */
-static uint64_t gt_sleep_timeout_ms(uv_loop_t *loop, uint64_t ns)
-{
-    uint64_t now_ms, due_ms;
-
-    if (ns > UINT64_MAX / 2)
-        ns = UINT64_MAX / 2;
-    uv_update_time(loop);
-    now_ms = uv_now(loop);
-    due_ms = (uv_hrtime() + ns + 999999u) / 1000000u;
-    return due_ms > now_ms ? due_ms - now_ms : (ns + 999999u) / 1000000u;
-}
-
-static void gt_on_timer(uv_timer_t *t)
-{
-    gt_make_ready(t->data);
-}
-
-/* The timer lives in the thread and is opened on its first sleep, so a sleep allocates
- * nothing and a thread that never sleeps never touches the loop. */
+/* The deadline is taken from the clock now and rounded up to the wheel's tick, so the
+ * sleep never ends early; the entry lives in the thread, so a sleep allocates nothing. */
 void ld_gt_sleep_ns(uint64_t ns)
 {
     ld_gt *g = ld_gt_self();
-    uv_loop_t *loop;
 
     if (g == NULL)
         return;
-    if (ns == 0) {
+    if (ns > UINT64_MAX / 4)
+        ns = UINT64_MAX / 4;
+    if (ns == 0 ||
+        ld_wheel_add(&g->sched->wheel, &g->sleep, ld_wheel_tick_ceil(uv_hrtime() + ns))) {
         ld_gt_yield();
         return;
     }
-    loop = &g->sched->loop;
-    if (!g->timer_open) {
-        uv_timer_init(loop, &g->timer);
-        g->timer.data = g;
-        g->timer_open = true;
-    }
-    uv_timer_start(&g->timer, gt_on_timer, gt_sleep_timeout_ms(loop, ns), 0);
     g->state = GT_SLEEPING;
     gt_block(g);
 }

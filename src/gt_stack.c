@@ -1,10 +1,15 @@
-/* gt_stack.c: mmap'd green-thread stacks with a guard page, their per-scheduler
- * cache, and the SIGSEGV handler that reports a green thread's stack overflow. */
+/* gt_stack.c: green-thread stacks carved from slabs, their pools and per-scheduler
+ * caches, the three ways an overflow is caught, and the SIGSEGV handler that reports
+ * a green thread's stack overflow. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "gt_stack.h"
@@ -24,138 +29,382 @@
 
 #define LD_STACK_ALTSTACK_MIN (64u * 1024u)
 
-/* A kept stack's link, in its topmost bytes, which its last thread already touched. */
-struct ld_stack_free {
-    ld_stack_free *next;
-#ifdef LD_STACK_VALGRIND
-    unsigned vg_id;
-#endif
+/* Slabs start small, so a scheduler with a few threads maps little, and double up to
+ * a size that keeps a million stacks within a hundred mappings. */
+#define SLAB_SLOTS_MIN 64u
+#define SLAB_SLOTS_MAX 16384u
+
+/* Stacks moved between a cache and its pool in one go, under one lock. */
+#define POOL_BATCH 32u
+
+/* One mapping, carved from its low end up. */
+typedef struct stack_slab {
+    struct stack_slab *next;
+    char *base;
+    size_t slots;  /* capacity */
+    size_t carved; /* slots handed out so far */
+} stack_slab;
+
+struct ld_stack_pool {
+    pthread_mutex_t lock;
+    size_t size; /* usable bytes of each stack, header included */
+    size_t slot; /* bytes of each slot: overflow page and stack */
+    ld_stack *free;
+    size_t nfree;
+    stack_slab *slabs;          /* newest first */
+    _Atomic size_t page_guards; /* PROT_NONE pages taken from the process budget */
+    _Atomic int advice;         /* 1 while MADV_GUARD_INSTALL has not been refused */
+    int allow_page;             /* 0 when LOOMDIST_STACK_GUARD=canary */
 };
 
-/* The page size, for rounding stacks and sizing guards. */
-static size_t stack_page_size(void)
+/* The process-wide VMA budget for PROT_NONE guards and the page size, set up once. */
+static pthread_once_t stack_once = PTHREAD_ONCE_INIT;
+static size_t stack_page = 4096;
+static size_t stack_page_budget;
+static _Atomic size_t stack_page_guards;
+
+/* A quarter of vm.max_map_count, two VMAs per guarded stack: the rest of the process
+ * (malloc, libraries, MPI) keeps three quarters of the limit. */
+static void stack_limits_init(void)
 {
     long page = sysconf(_SC_PAGESIZE);
-    return page > 0 ? (size_t)page : 4096u;
-}
+    FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+    unsigned long max_maps = 65530;
 
-/* Usable sizes are whole pages so the guard page sits right below the stack. */
-void ld_stack_cache_init(ld_stack_cache *c, size_t size, size_t cap)
-{
-    size_t page = stack_page_size();
-
-    if (size < page)
-        size = page;
-    c->size = (size + page - 1) / page * page;
-    c->page = page;
-    c->cap = cap;
-    c->count = 0;
-    c->top = NULL;
-    c->guard_advice = 1;
-}
-
-/* A guard region where the kernel has them, else a PROT_NONE page. The first refusal
- * is remembered, so old kernels pay for one failed madvise per cache, not per stack. */
-static int stack_guard(ld_stack_cache *c, void *base)
-{
-    if (c->guard_advice) {
-        if (madvise(base, c->page, MADV_GUARD_INSTALL) == 0)
-            return 0;
-        c->guard_advice = 0;
+    if (page > 0)
+        stack_page = (size_t)page;
+    if (f != NULL) {
+        if (fscanf(f, "%lu", &max_maps) != 1)
+            max_maps = 65530;
+        fclose(f);
     }
-    return mprotect(base, c->page, PROT_NONE) == 0 ? 0 : -errno;
+    stack_page_budget = max_maps / 4 / 2;
 }
 
-/* Map guard and stack in one go; MAP_NORESERVE since most of a stack is never used. */
-static int stack_map(ld_stack_cache *c, ld_stack *out)
+static size_t round_pages(size_t n)
 {
-    size_t len = c->page + c->size;
-    char *base = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-    int rc;
+    return (n + stack_page - 1) / stack_page * stack_page;
+}
 
-    if (base == MAP_FAILED)
-        return -errno;
-    rc = stack_guard(c, base);
-    if (rc != 0) {
-        munmap(base, len);
+/* Which modes to try, from LOOMDIST_STACK_GUARD: advice (the default), page, canary. */
+static void pool_guard_modes(ld_stack_pool *p)
+{
+    const char *mode = getenv("LOOMDIST_STACK_GUARD");
+
+    atomic_init(&p->advice, 1);
+    p->allow_page = 1;
+    if (mode != NULL && strcmp(mode, "page") == 0) {
+        atomic_init(&p->advice, 0);
+    } else if (mode != NULL && strcmp(mode, "canary") == 0) {
+        atomic_init(&p->advice, 0);
+        p->allow_page = 0;
+    }
+}
+
+int ld_stack_pool_create(ld_stack_pool **out, size_t size)
+{
+    ld_stack_pool *p;
+
+    if (out == NULL)
+        return -EINVAL;
+    pthread_once(&stack_once, stack_limits_init);
+    p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return -ENOMEM;
+    if (pthread_mutex_init(&p->lock, NULL) != 0) {
+        free(p);
+        return -ENOMEM;
+    }
+    if (size == 0)
+        size = LD_GT_STACK_DEFAULT;
+    p->size = round_pages(size < LD_STACK_HEADER * 2 ? LD_STACK_HEADER * 2 : size);
+    p->slot = stack_page + p->size;
+    atomic_init(&p->page_guards, 0);
+    pool_guard_modes(p);
+    *out = p;
+    return 0;
+}
+
+/* Valgrind is told each stack exists for as long as its slab is mapped. */
+static void slab_forget_stacks(const ld_stack_pool *p, const stack_slab *sl)
+{
+#ifdef LD_STACK_VALGRIND
+    size_t i;
+
+    if (!RUNNING_ON_VALGRIND)
+        return;
+    for (i = 0; i < sl->carved; i++) {
+        const ld_stack *st =
+            (const ld_stack *)(sl->base + (i + 1) * p->slot - LD_STACK_HEADER);
+        VALGRIND_STACK_DEREGISTER(st->vg_id);
+    }
+#else
+    (void)p;
+    (void)sl;
+#endif
+}
+
+void ld_stack_pool_destroy(ld_stack_pool *p)
+{
+    stack_slab *sl, *next;
+
+    if (p == NULL)
+        return;
+    for (sl = p->slabs; sl != NULL; sl = next) {
+        next = sl->next;
+        slab_forget_stacks(p, sl);
+        munmap(sl->base, sl->slots * p->slot);
+        free(sl);
+    }
+    atomic_fetch_sub(&stack_page_guards, atomic_load(&p->page_guards));
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+}
+
+/* A new slab, twice the last one up to the cap. MAP_NORESERVE: most of every stack is
+ * never touched, and what is touched is what counts. */
+static int pool_grow(ld_stack_pool *p)
+{
+    size_t slots = p->slabs != NULL ? p->slabs->slots * 2 : SLAB_SLOTS_MIN;
+    stack_slab *sl = malloc(sizeof *sl);
+    void *base;
+
+    if (slots > SLAB_SLOTS_MAX)
+        slots = SLAB_SLOTS_MAX;
+    if (sl == NULL)
+        return -ENOMEM;
+    base = mmap(NULL, slots * p->slot, PROT_READ | PROT_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (base == MAP_FAILED) {
+        int rc = -errno;
+        free(sl);
         return rc;
     }
-    out->lo = base + c->page;
-    out->size = c->size;
-    out->guard = c->page;
-#ifdef LD_STACK_VALGRIND
-    out->vg_id = VALGRIND_STACK_REGISTER(out->lo, (char *)out->lo + out->size);
-#endif
+    sl->base = base;
+    sl->slots = slots;
+    sl->carved = 0;
+    sl->next = p->slabs;
+    p->slabs = sl;
     return 0;
 }
 
-/* Unmap guard and stack together, telling valgrind the stack is gone. */
-static void stack_unmap(const ld_stack *st)
+/* A PROT_NONE guard is two VMAs; it is used only while the process budget lasts. */
+static int page_guard(ld_stack_pool *p, char *base)
 {
-#ifdef LD_STACK_VALGRIND
-    VALGRIND_STACK_DEREGISTER(st->vg_id);
-#endif
-    munmap((char *)st->lo - st->guard, st->guard + st->size);
+    if (!p->allow_page)
+        return 0;
+    if (atomic_fetch_add(&stack_page_guards, 1) >= stack_page_budget) {
+        atomic_fetch_sub(&stack_page_guards, 1);
+        return 0;
+    }
+    if (mprotect(base, stack_page, PROT_NONE) != 0) {
+        atomic_fetch_sub(&stack_page_guards, 1);
+        return 0;
+    }
+    atomic_fetch_add(&p->page_guards, 1);
+    return 1;
 }
 
-/* The most recently kept stack first: its top pages are the likeliest still cached. */
-int ld_stack_get(ld_stack_cache *c, ld_stack *out)
+/* The best guard the kernel and the budget allow. The first refusal of the guard
+ * advice is remembered, so old kernels pay for one failed madvise per pool. */
+static unsigned char slot_guard(ld_stack_pool *p, char *base)
 {
-    ld_stack_free *f = c->top;
+    if (atomic_load_explicit(&p->advice, memory_order_relaxed)) {
+        if (madvise(base, stack_page, MADV_GUARD_INSTALL) == 0)
+            return LD_GUARD_ADVICE;
+        atomic_store_explicit(&p->advice, 0, memory_order_relaxed);
+    }
+    return page_guard(p, base) ? LD_GUARD_PAGE : LD_GUARD_CANARY;
+}
 
-    if (f == NULL)
-        return stack_map(c, out);
-    c->top = f->next;
+/* Make a carved slot a stack: guard it, write its header (which faults in the page the
+ * thread's struct and first frames will use) and name it to valgrind. */
+static ld_stack *slot_setup(ld_stack_pool *p, char *base)
+{
+    char *lo = base + stack_page;
+    ld_stack *st = (ld_stack *)(lo + p->size - LD_STACK_HEADER);
+
+    st->guard = slot_guard(p, base);
+    st->lo = lo;
+    st->size = p->size;
+    st->next = NULL;
+#ifdef LD_STACK_VALGRIND
+    st->vg_id = VALGRIND_STACK_REGISTER(lo, (char *)st);
+#endif
+    return st;
+}
+
+/* Up to `want` fresh slots: their addresses are claimed under the lock, and set up
+ * after it, so two carriers carving at once wait only for the claim. */
+static size_t pool_carve(ld_stack_pool *p, size_t want, ld_stack **list, int *rc)
+{
+    char *base;
+    size_t n, i;
+
+    pthread_mutex_lock(&p->lock);
+    *rc = 0;
+    if (p->slabs == NULL || p->slabs->carved == p->slabs->slots)
+        *rc = pool_grow(p);
+    if (*rc != 0) {
+        pthread_mutex_unlock(&p->lock);
+        return 0;
+    }
+    /* NOLINTNEXTLINE(clang-analyzer-core.NullDereference): pool_grow made a slab */
+    n = p->slabs->slots - p->slabs->carved;
+    n = n < want ? n : want;
+    base = p->slabs->base + p->slabs->carved * p->slot;
+    p->slabs->carved += n;
+    pthread_mutex_unlock(&p->lock);
+    for (i = 0; i < n; i++) {
+        ld_stack *st = slot_setup(p, base + i * p->slot);
+        st->next = *list;
+        *list = st;
+    }
+    return n;
+}
+
+/* Move up to `want` free stacks of the pool onto list. */
+static size_t pool_take_free(ld_stack_pool *p, size_t want, ld_stack **list)
+{
+    size_t n = 0;
+
+    pthread_mutex_lock(&p->lock);
+    while (n < want && p->free != NULL) {
+        ld_stack *st = p->free;
+        p->free = st->next;
+        st->next = *list;
+        *list = st;
+        n++;
+    }
+    p->nfree -= n;
+    pthread_mutex_unlock(&p->lock);
+    return n;
+}
+
+/* Put a list of `n` stacks on the pool's free list. */
+static void pool_give(ld_stack_pool *p, ld_stack *head, ld_stack *tail, size_t n)
+{
+    pthread_mutex_lock(&p->lock);
+    tail->next = p->free;
+    p->free = head;
+    p->nfree += n;
+    pthread_mutex_unlock(&p->lock);
+}
+
+int ld_stack_pool_reserve(ld_stack_pool *p, size_t n)
+{
+    for (;;) {
+        ld_stack *list = NULL, *tail;
+        size_t got, have;
+        int rc;
+
+        pthread_mutex_lock(&p->lock);
+        have = p->nfree;
+        pthread_mutex_unlock(&p->lock);
+        if (have >= n)
+            return 0;
+        got = pool_carve(p, n - have, &list, &rc);
+        if (got == 0)
+            return rc != 0 ? rc : -ENOMEM;
+        for (tail = list; tail->next != NULL; tail = tail->next)
+            ;
+        pool_give(p, list, tail, got);
+    }
+}
+
+int ld_stack_cache_init(ld_stack_cache *c, ld_stack_pool *pool, size_t size, size_t cap)
+{
+    c->free = NULL;
+    c->count = 0;
+    c->cap = cap;
+    c->own_pool = pool == NULL;
+    c->pool = pool;
+    return pool != NULL ? 0 : ld_stack_pool_create(&c->pool, size);
+}
+
+void ld_stack_cache_fini(ld_stack_cache *c)
+{
+    ld_stack *tail = c->free;
+
+    if (tail != NULL) {
+        while (tail->next != NULL)
+            tail = tail->next;
+        pool_give(c->pool, c->free, tail, c->count);
+    }
+    c->free = NULL;
+    c->count = 0;
+    if (c->own_pool)
+        ld_stack_pool_destroy(c->pool);
+    c->pool = NULL;
+}
+
+/* The cache first, then a batch from the pool's free stacks, then newly carved ones. */
+ld_stack *ld_stack_get(ld_stack_cache *c)
+{
+    ld_stack *st = c->free;
+    int rc;
+
+    if (st == NULL) {
+        c->count += pool_take_free(c->pool, POOL_BATCH, &c->free);
+        if (c->free == NULL)
+            c->count += pool_carve(c->pool, POOL_BATCH, &c->free, &rc);
+        st = c->free;
+        if (st == NULL)
+            return NULL;
+    }
+    c->free = st->next;
     c->count--;
-    out->lo = (char *)(f + 1) - c->size;
-    out->size = c->size;
-    out->guard = c->page;
-#ifdef LD_STACK_VALGRIND
-    out->vg_id = f->vg_id;
-#endif
-    return 0;
+    return st;
 }
 
 /* A thread's last frames never return, so ASan still has their redzones poisoned:
- * clear them before the stack is reused or its addresses are mapped again. */
-void ld_stack_put(ld_stack_cache *c, const ld_stack *st)
+ * clear them before the stack is reused. Past the cap the stack goes to the pool,
+ * where other schedulers can have it. */
+void ld_stack_put(ld_stack_cache *c, ld_stack *st)
 {
-    ld_stack_free *f;
-
 #ifdef LD_CTX_ASAN
-    ASAN_UNPOISON_MEMORY_REGION(st->lo, st->size);
+    ASAN_UNPOISON_MEMORY_REGION(st->lo, (size_t)((char *)st - (char *)st->lo));
 #endif
     if (c->count >= c->cap) {
-        stack_unmap(st);
+        pool_give(c->pool, st, st, 1);
         return;
     }
-    f = (ld_stack_free *)((char *)st->lo + st->size) - 1;
-    f->next = c->top;
-#ifdef LD_STACK_VALGRIND
-    f->vg_id = st->vg_id;
-#endif
-    c->top = f;
+    st->next = c->free;
+    c->free = st;
     c->count++;
 }
 
-/* Every kept stack goes back to the kernel. */
-void ld_stack_cache_fini(ld_stack_cache *c)
-{
-    ld_stack st;
-
-    while (c->top != NULL) {
-        ld_stack_get(c, &st);
-        stack_unmap(&st);
-    }
-}
-
-int ld_stack_in_guard(const ld_stack *st, const void *addr)
+int ld_stack_overflowed(const ld_stack *st, const void *addr, const void *sp)
 {
     uintptr_t a = (uintptr_t)addr;
     uintptr_t lo = (uintptr_t)st->lo;
 
-    return a < lo && a >= lo - st->guard;
+    if (a < lo && a >= lo - stack_page)
+        return 1;
+    if (st->guard != LD_GUARD_CANARY)
+        return 0;
+    return ((uintptr_t)sp < lo && (uintptr_t)sp >= lo - st->size) ||
+           !ld_stack_zero_below(st, stack_page);
+}
+
+int ld_stack_intact_at_end(const ld_stack *st)
+{
+    return st->guard != LD_GUARD_CANARY || ld_stack_zero_below(st, stack_page);
+}
+
+/* The stack pointer of the context a signal interrupted, or NULL where unknown. */
+static const void *stack_fault_sp(const void *uctx)
+{
+    const ucontext_t *uc = uctx;
+
+#if defined(__x86_64__)
+    return (const void *)uc->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+    return (const void *)uc->uc_mcontext.sp;
+#else
+    (void)uc;
+    return NULL;
+#endif
 }
 
 /* Signal dispositions are process-wide, so the one we displaced is recorded once for
@@ -221,8 +470,17 @@ static void stack_die_default(int sig, const siginfo_t *si)
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
     sigaction(sig, &dfl, NULL);
-    if (si->si_code <= 0)
+    if (si == NULL || si->si_code <= 0)
         raise(sig);
+}
+
+/* A canary found broken at a switch: the thread is not running past it any more, so
+ * the report comes first and the process then dies as a guard-page hit would. */
+void ld_stack_die_overflow(uint64_t id, const ld_stack *st)
+{
+    stack_report(id, st->size);
+    stack_die_default(SIGSEGV, NULL);
+    abort();
 }
 
 /* Hand a fault that is not ours to the handler that was there before. */
@@ -238,15 +496,15 @@ static void stack_chain(int sig, siginfo_t *si, void *uctx)
         p->sa_handler(sig);
 }
 
-/* SIGSEGV: an overflow into the running green thread's guard page is reported, and the
- * process then dies of the fault; any other fault goes to the previous handler. */
+/* SIGSEGV: an overflow of the running green thread is reported, and the process then
+ * dies of the fault; any other fault goes to the previous handler. */
 static void stack_on_segv(int sig, siginfo_t *si, void *uctx)
 {
     int saved = errno;
     uint64_t id = 0;
     const ld_stack *st = ld_sched_running_stack(&id);
 
-    if (st != NULL && ld_stack_in_guard(st, si->si_addr)) {
+    if (st != NULL && ld_stack_overflowed(st, si->si_addr, stack_fault_sp(uctx))) {
         stack_report(id, st->size);
         stack_die_default(sig, si);
     } else {
@@ -260,6 +518,7 @@ static void stack_install_handler(void)
 {
     struct sigaction sa;
 
+    pthread_once(&stack_once, stack_limits_init);
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = stack_on_segv;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
@@ -271,12 +530,11 @@ static void stack_install_handler(void)
 static size_t stack_altstack_size(void)
 {
     long min = sysconf(_SC_SIGSTKSZ);
-    size_t page = stack_page_size();
     size_t size = LD_STACK_ALTSTACK_MIN;
 
     if (min > 0 && (size_t)min * 4 > size)
         size = (size_t)min * 4;
-    return (size + page - 1) / page * page;
+    return round_pages(size);
 }
 
 /* A thread that already has a signal stack keeps it: whoever set it up (ASan, say)

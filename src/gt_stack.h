@@ -1,16 +1,30 @@
-/* gt_stack.h: green-thread stacks (internal to src/).
+/* gt_stack.h: green-thread stacks (internal to src/; the pool's contract is in gt.h).
  *
- * A stack is an mmap'd region with one guard page below its usable bytes. The guard is
- * a MADV_GUARD_INSTALL guard region where the kernel has them (Linux 6.13 and later):
- * it costs no VMA, so neighbouring stacks merge into one mapping and vm.max_map_count
- * does not bound the number of stacks. Older kernels get a PROT_NONE page instead, two
- * VMAs per stack.
+ * Stacks are carved from slabs, large mmap'd regions, so a million stacks cost a few
+ * hundred mappings rather than a million. Each stack is a slot of the slab:
  *
- * Each scheduler keeps finished stacks in its own cache and hands them out again before
- * mapping new ones. A reused stack keeps the pages its last thread touched.
+ *   [ overflow page | usable stack, growing down from its top | header ]
  *
- * The watch turns a hit on a guard page into the report "loomdist: green thread N
- * overflowed its S KiB stack" on stderr; the process then dies of SIGSEGV as before.
+ * The header (LD_STACK_HEADER bytes) holds the ld_stack below and, in use, the green
+ * thread's own struct, so a thread's struct and its first frames share one page and a
+ * spawn allocates nothing. The overflow page catches an overflow in one of three ways,
+ * chosen per stack:
+ *
+ *   advice  a MADV_GUARD_INSTALL guard region (Linux 6.13 and later): costs no VMA, so
+ *           neighbouring slots stay one mapping.
+ *   page    a PROT_NONE page: two VMAs per stack, so these are handed out only within a
+ *           process-wide budget of a quarter of vm.max_map_count.
+ *   canary  plain memory the runtime never writes: the scheduler checks at every switch
+ *           away from the thread that the 512 bytes right below the stack still read
+ *           zero, and the whole page when the thread ends; a fault with the stack
+ *           pointer below the stack is an overflow too. Reading never-written memory
+ *           maps the shared zero page, so this costs no VMA and no resident memory.
+ *
+ * The environment variable LOOMDIST_STACK_GUARD=page or =canary skips the better modes,
+ * so the fallbacks of older kernels can be tried on any.
+ *
+ * An overflow in any mode is reported as "loomdist: green thread N overflowed its
+ * S KiB stack" on stderr, and the process then dies of SIGSEGV.
  */
 #ifndef LD_GT_STACK_H
 #define LD_GT_STACK_H
@@ -18,6 +32,8 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "gt.h"
 
 #if defined(__has_include)
 /* cppcheck cannot evaluate __has_include. */
@@ -27,41 +43,81 @@
 #endif
 #endif
 
+/* Bytes at the top of each slot for the ld_stack and the green thread's struct. */
+#define LD_STACK_HEADER LD_GT_STACK_HEADER
+
+/* Bytes below a canary stack checked at every switch; the whole page is checked when
+ * the thread ends. */
+#define LD_STACK_CANARY 512u
+
+enum ld_stack_guard { LD_GUARD_ADVICE, LD_GUARD_PAGE, LD_GUARD_CANARY };
+
+/* The start of a slot's header: what the stack is, and its free-list link. */
 typedef struct ld_stack {
-    void *lo;     /* lowest usable byte; the guard page lies just below */
-    size_t size;  /* usable bytes, a multiple of the page size */
-    size_t guard; /* guard bytes below lo */
+    void *lo;              /* lowest usable byte; the overflow page lies just below */
+    size_t size;           /* usable bytes, a multiple of the page size */
+    struct ld_stack *next; /* free list link while the stack is unused */
+    unsigned char guard;   /* enum ld_stack_guard */
 #ifdef LD_STACK_VALGRIND
     unsigned vg_id; /* valgrind's name for the registered stack */
 #endif
 } ld_stack;
 
-typedef struct ld_stack_free ld_stack_free;
-
+/* One scheduler's stacks: a free list of its own in front of a pool that may be
+ * shared, so most spawns and ends take no lock. */
 typedef struct ld_stack_cache {
-    size_t size;        /* usable bytes of every stack handed out */
-    size_t page;        /* guard bytes, one page */
-    size_t cap;         /* most stacks kept for reuse */
-    size_t count;       /* stacks kept now */
-    ld_stack_free *top; /* kept stacks, linked through their topmost bytes */
-    int guard_advice;   /* 1 while MADV_GUARD_INSTALL has not been refused */
+    ld_stack_pool *pool;
+    int own_pool;   /* the pool was made for this cache, and dies with it */
+    ld_stack *free; /* stacks ready for reuse, most recently used first */
+    size_t count;   /* on the free list */
+    size_t cap;     /* past this many, freed stacks go back to the pool */
 } ld_stack_cache;
 
-/* A cache handing out stacks of `size` usable bytes (rounded up to whole pages, at
- * least one), keeping up to `cap` of them once returned. */
-void ld_stack_cache_init(ld_stack_cache *c, size_t size, size_t cap);
+/* A cache over pool, or over a private pool of `size` usable bytes when pool is NULL. */
+int ld_stack_cache_init(ld_stack_cache *c, ld_stack_pool *pool, size_t size, size_t cap);
 
-/* Unmap every kept stack. Stacks handed out and not returned stay mapped. */
+/* Give every free stack back to the pool, and destroy the pool if it was private. */
 void ld_stack_cache_fini(ld_stack_cache *c);
 
-/* A stack from the cache, or a freshly mapped one. -ENOMEM when the kernel refuses. */
-int ld_stack_get(ld_stack_cache *c, ld_stack *out);
+/* A stack: from the cache, else from the pool, else newly carved. NULL: out of memory
+ * (the slab mmap was refused). */
+ld_stack *ld_stack_get(ld_stack_cache *c);
 
-/* Give a stack back: kept for reuse while the cache has room, unmapped otherwise. */
-void ld_stack_put(ld_stack_cache *c, const ld_stack *st);
+/* Give a stack back, once nothing runs on it or reads its header any more. */
+void ld_stack_put(ld_stack_cache *c, ld_stack *st);
 
-/* Whether a fault at addr lies in the guard page of st. Async-signal-safe. */
-int ld_stack_in_guard(const ld_stack *st, const void *addr);
+/* Whether a fault at addr, taken with the stack pointer at sp, shows an overflow of
+ * st: in its guard page, below the stack, or with its canary written. Async-signal-safe.
+ */
+int ld_stack_overflowed(const ld_stack *st, const void *addr, const void *sp);
+
+/* Whether the `bytes` right below a stack all read zero. Not instrumented: after an
+ * overflow ASan has the frames that landed there poisoned, and reading them is the
+ * point. */
+__attribute__((no_sanitize_address)) static inline int
+ld_stack_zero_below(const ld_stack *st, size_t bytes)
+{
+    const uint64_t *w = (const uint64_t *)((const char *)st->lo - bytes);
+    uint64_t any = 0;
+    size_t i;
+
+    for (i = 0; i < bytes / sizeof *w; i++)
+        any |= w[i];
+    return any == 0;
+}
+
+/* For a canary stack, whether the bytes checked at a switch are intact; 1 for the
+ * others. */
+static inline int ld_stack_intact(const ld_stack *st)
+{
+    return st->guard != LD_GUARD_CANARY || ld_stack_zero_below(st, LD_STACK_CANARY);
+}
+
+/* The same for a stack whose thread has ended: its whole canary page. */
+int ld_stack_intact_at_end(const ld_stack *st);
+
+/* Report an overflow of the running green thread and die of SIGSEGV. */
+void ld_stack_die_overflow(uint64_t id, const ld_stack *st);
 
 /* Per carrier thread: the signal stack the SIGSEGV handler runs on, since a thread
  * that overflowed has no stack left to run it on. */

@@ -5,6 +5,7 @@
  *   +8  r15, r14, r13, r12, rbx, rbp
  *   +56 the address to resume at
  * These are what the ABI makes callee-saved; everything else a call may clobber.
+ * The control words are loaded only when they differ from the ones in force.
  */
     .text
 
@@ -60,9 +61,17 @@ ld_ctx_jump:
     stmxcsr (%rsp)
     fnstcw 4(%rsp)
     movq %rsp, (%rdi)
+    movl (%rsp), %eax
+    movzwl 4(%rsp), %edx
     movq %rsi, %rsp             /* the other context's stack, laid out the same way */
+    cmpl (%rsp), %eax           /* loading the control words stalls the pipeline: */
+    jne 1f                      /* skip it when they are the ones in force already */
+    cmpw 4(%rsp), %dx
+    je 2f
+1:
     ldmxcsr (%rsp)
     fldcw 4(%rsp)
+2:
     addq $8, %rsp
     .cfi_adjust_cfa_offset -8
     popq %r15

@@ -62,6 +62,19 @@ int64_t ld_proc_rss_kib(void)
     return proc_status_field("VmRSS");
 }
 
+long ld_proc_maps(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    long n = 0;
+    int c;
+    if (!f)
+        return -1;
+    while ((c = getc(f)) != EOF)
+        n += c == '\n';
+    fclose(f);
+    return n;
+}
+
 /* Writing 5 to clear_refs resets VmHWM to the current RSS (Linux 4.0 and later), so
  * the peak we read afterwards belongs to this strategy, not to an earlier one. */
 static void reset_peak_rss(void)

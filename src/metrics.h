@@ -35,6 +35,9 @@ int ld_probe_stop(ld_probe *p, ld_metrics *m);
 int ld_proc_threads(void);
 int64_t ld_proc_rss_kib(void);
 
+/* The memory mappings the process holds now (lines of /proc/self/maps), or -1. */
+long ld_proc_maps(void);
+
 /* Latency percentile (0 <= q <= 1) by nearest rank over v[0..n), which it sorts. */
 int64_t ld_percentile_sorted(const int64_t *v, size_t n, double q);
 void ld_sort_i64(int64_t *v, size_t n);

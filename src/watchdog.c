@@ -8,7 +8,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "metrics.h"
 
@@ -19,6 +21,7 @@
 typedef struct watch_slot {
     const ld_sched *sched; /* NULL: free */
     pthread_t thread;
+    pid_t tid; /* the carrier's kernel thread id, to read its scheduling state */
     unsigned index;
     uint64_t last_id, last_switches;
     int64_t since_ns;  /* when the carrier was first seen in this state */
@@ -63,7 +66,8 @@ static void report(ld_watchdog *w, watch_slot *s, int64_t blocked_ns)
     else
         fprintf(w->out, "    (no backtrace: the carrier did not answer in time)\n");
     if (w->reports++ == 0)
-        fprintf(w->out, "    (resolve +0x offsets with: addr2line -f -e BINARY OFFSET)\n");
+        fprintf(w->out,
+                "    (resolve +0x offsets with: addr2line -f -e BINARY OFFSET)\n");
 }
 
 /* Ask the blocked carrier for its backtrace and wait briefly for the answer. */
@@ -79,6 +83,22 @@ static void request_backtrace(watch_slot *s)
     s->signalled = 1;
 }
 
+/* Is the carrier asleep in the kernel? A carrier that made no progress but is
+ * runnable was preempted (a busy machine), not blocked, and is no pinning. */
+static int carrier_sleeping(pid_t tid)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 1;
+    size_t len = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[len] = '\0';
+    const char *state = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+    return state && state[1] == ' ' && (state[2] == 'S' || state[2] == 'D');
+}
+
 /* One look at one carrier: a change ends any block (and reports it if it was long). */
 static void look(ld_watchdog *w, watch_slot *s, int64_t now)
 {
@@ -91,7 +111,8 @@ static void look(ld_watchdog *w, watch_slot *s, int64_t now)
         s->since_ns = now, s->signalled = 0;
         return;
     }
-    if (id != 0 && !s->signalled && now - s->since_ns >= w->threshold_ns)
+    if (id != 0 && !s->signalled && now - s->since_ns >= w->threshold_ns &&
+        carrier_sleeping(s->tid))
         request_backtrace(s);
 }
 
@@ -145,6 +166,7 @@ int ld_watchdog_watch(ld_watchdog *w, const ld_sched *s, unsigned index)
         watch_slot *ws = &w->slot[slot];
         memset(ws, 0, sizeof *ws);
         ws->sched = s, ws->thread = pthread_self(), ws->index = index;
+        ws->tid = (pid_t)syscall(SYS_gettid);
         ws->since_ns = ld_now_ns();
     }
     pthread_mutex_unlock(&w->lock);

@@ -3,8 +3,9 @@
  *
  * A watchdog thread looks at every watched scheduler each period. A carrier that shows
  * the same running green thread and the same switch count for longer than the
- * threshold is blocked: the watchdog signals it once to take a backtrace of the green
- * thread where it sits, and when the carrier moves on it prints one report:
+ * threshold, and sleeps in the kernel (a runnable one was merely preempted), is blocked:
+ * the watchdog signals it once to take a backtrace of the green thread where it sits, and
+ * when the carrier moves on it prints one report:
  *
  *   loomdist: carrier 0 pinned by green thread 17 for 153.2 ms at:
  *     <backtrace of the green thread>

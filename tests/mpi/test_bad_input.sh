@@ -37,6 +37,8 @@ for ranks in 0 4; do
     expect "$ranks" "--trades 1000000000000 is too large: at most 100000000" \
         --trades 1000000000000
     expect "$ranks" "--stack-size 1048576 is too large: at most 65536" --stack-size 1048576
+    # A newline typed into a value comes back as '?', so the message stays one line.
+    expect "$ranks" "--trades takes a whole number, not '1?2'" --trades $'1\n2'
 done
 # Outputs that cannot be written: no such folder, a file as folder, a folder as file.
 expect 4 "cannot write --output no-such-dir/x.h5: No such file or directory" \
@@ -44,6 +46,9 @@ expect 4 "cannot write --output no-such-dir/x.h5: No such file or directory" \
 expect 0 "cannot write --output a-file/x.h5: Not a directory" --output a-file/x.h5
 expect 4 "--output a-folder is a folder; give a file name" --output a-folder
 expect 3 "3 ranks but only 2 trades: use --trades 3 or more" --trades 2
+expect 2 "cannot write --output no-such?dir/x.h5: No such file or directory" \
+    --output $'no-such\ndir/x.h5'
+expect 2 "--test-slow-factor must be between 1 and 1000, not 0.5" --test-slow-factor 0.5
 
 [ "$fails" = 0 ] && echo "bad input: every case exits 2 with one message and no file"
 exit "$((fails > 0))"

@@ -2,8 +2,9 @@
  * and the process dies of SIGSEGV; every other fault behaves as if the runtime were
  * not there.
  *
- * Each case runs in a forked child whose stderr comes back through a pipe. The parent
- * never creates a scheduler itself, so every child installs the runtime's SIGSEGV
+ * Overflows are caught in every guard mode (LOOMDIST_STACK_GUARD=advice, page or
+ * canary). Each case runs in a forked child whose stderr comes back through a pipe. The
+ * parent never creates a scheduler itself, so every child installs the runtime's SIGSEGV
  * handler afresh, after any handler of its own.
  */
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -245,10 +247,18 @@ static void test_chained_fault(void)
 
 int main(void)
 {
-    alarm(60); /* a hung child fails the test instead of waiting for CTest's timeout */
-    expect_overflow("16 KiB", child_overflow_16k, 16);
-    expect_overflow("40000 bytes", child_overflow_40k, 40);
-    test_wild_write_in_thread();
+    /* Each guard the runtime has: the kernel's guard region where it exists, a
+     * PROT_NONE page, and the canary checked at switches, forced by the environment. */
+    static const char *const modes[] = {"advice", "page", "canary"};
+
+    alarm(120); /* a hung child fails the test instead of waiting for CTest's timeout */
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        setenv("LOOMDIST_STACK_GUARD", modes[m], 1);
+        expect_overflow(modes[m], child_overflow_16k, 16);
+        expect_overflow(modes[m], child_overflow_40k, 40);
+        test_wild_write_in_thread();
+    }
+    unsetenv("LOOMDIST_STACK_GUARD");
     test_chained_fault();
     if (failures != 0) {
         fprintf(stderr, "test_gt_overflow: %d failure(s)\n", failures);

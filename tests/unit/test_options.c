@@ -37,8 +37,9 @@ static const bad_case bad[] = {
     {{"--pin-fraction", "1.5"}, "--pin-fraction must be between 0 and 1, not 1.5"},
     {{"--var-kernel", "quick"}, "--var-kernel takes sort|select, not 'quick'"},
     {{"--partition", "round"}, "--partition takes block|cyclic, not 'round'"},
-    {{"--jobs", "settle,foo"}, "--jobs: unknown job 'foo' (jobs: settle, var)"},
-    {{"--strategies", "gren"}, "--strategies: unknown strategy 'gren' (see --help for the list)"},
+    {{"--jobs", "settle,foo"}, "--jobs: unknown job 'foo' (jobs: settle, var, micro)"},
+    {{"--strategies", "gren"},
+     "--strategies: unknown strategy 'gren' (see --help for the list)"},
     {{"--strategies", "settle/pool"},
      "--strategies: unknown strategy 'settle/pool' (see --help for the list)"},
     {{"--jobs", "settle", "--strategies", "pool"},
@@ -46,6 +47,23 @@ static const bad_case bad[] = {
      "for"},
     {{"--output", ""}, "--output takes a file name of 1 to 4095 bytes"},
     {{"--quiet=yes"}, "--quiet takes no value"},
+    /* What is quoted back shows control characters as '?': the message is one line. */
+    {{"--trades", "1\n2"}, "--trades takes a whole number, not '1?2'"},
+    {{"--tar\033[2Jdes"}, "unknown option '--tar?[2Jdes' (try --help)"},
+    {{"--seed", "18446744073709551616"},
+     "--seed 18446744073709551616 is too large: at most 18446744073709551615"},
+    {{"--latency-scale", "1e400"}, "--latency-scale takes a number, not '1e400'"},
+    {{"--latency-scale="}, "--latency-scale takes a number, not ''"},
+    {{"--fail-rate", "-0.1"}, "--fail-rate must be between 0 and 1, not -0.1"},
+    {{"--iterations", "1001"}, "--iterations 1001 is too large: at most 1000"},
+    {{"--warmup", "-1"}, "--warmup takes a whole number, not '-1'"},
+    {{"--carriers", "1025"}, "--carriers 1025 is too large: at most 1024"},
+    {{"--trace-threshold", "0"},
+     "--trace-threshold must be between 0.1 and 1e+06, not 0"},
+    {{"--test-slow-factor", "0.5"},
+     "--test-slow-factor must be between 1 and 1000, not 0.5"},
+    {{"--test-overflow-rank", "-1"},
+     "--test-overflow-rank takes a whole number, not '-1'"},
 };
 
 static int argc_of(const char *const *args)
@@ -63,7 +81,8 @@ static int check_bad(const bad_case *c)
         argv[i] = (char *)c->args[i - 1];
     ld_options o;
     char err[512] = "";
-    enum ld_options_verdict v = ld_options_parse(&o, argc_of(c->args), argv, err, sizeof err);
+    enum ld_options_verdict v =
+        ld_options_parse(&o, argc_of(c->args), argv, err, sizeof err);
     if (v != LD_OPTIONS_INVALID || strcmp(err, c->message) != 0) {
         fprintf(stderr, "FAIL %s ...: verdict %d, message '%s'\n  expected '%s'\n",
                 c->args[0], (int)v, err, c->message);
@@ -83,7 +102,8 @@ static int check_defaults(void)
     fails += o.trades != 8000 || o.sims != 20000 || o.pool_size != 200;
     fails += strcmp(o.output, "loomdist.h5") != 0 || o.iterations != 1;
     for (size_t j = 0; j < ld_njobs; j++)
-        fails += o.selected[j] != (1u << ld_jobs[j]->nstrategies) - 1;
+        fails += o.selected[j] !=
+                 (ld_jobs[j]->opt_in ? 0 : (1u << ld_jobs[j]->nstrategies) - 1);
     if (fails)
         fprintf(stderr, "FAIL defaults\n");
     return fails != 0;
@@ -123,12 +143,43 @@ static int check_help_version(void)
     return fails != 0;
 }
 
+/* The test-only faults fall on the rank they name and no other, and --help does not
+ * show them. */
+static int check_test_faults(void)
+{
+    char *argv[] = {"loomdist", "--test-slow-rank=1", "--test-slow-factor=10",
+                    "--test-overflow-rank=1"};
+    static const ld_cpus cpus = {.n = 1, .id = {0}};
+    ld_options o;
+    ld_job_config cfg;
+    static char help[1 << 16];
+    char err[256];
+    int fails = ld_options_parse(&o, 4, argv, err, sizeof err) != LD_OPTIONS_RUN;
+    o.rank = 0;
+    ld_options_job_config(&o, &cpus, &cfg);
+    fails += cfg.latency_scale != 1.0 || cfg.test_overflow != 0;
+    o.rank = 1;
+    ld_options_job_config(&o, &cpus, &cfg);
+    fails += cfg.latency_scale != 10.0 || cfg.test_overflow != 1;
+    FILE *f = fmemopen(help, sizeof help - 1, "w");
+    if (f) {
+        ld_options_usage(f);
+        fclose(f);
+    }
+    fails +=
+        f == NULL || strstr(help, "--trades") == NULL || strstr(help, "--test-") != NULL;
+    if (fails)
+        fprintf(stderr, "FAIL test-only faults\n");
+    return fails != 0;
+}
+
 int main(void)
 {
     int fails = 0;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         fails += check_bad(&bad[i]);
     fails += check_defaults() + check_selection() + check_help_version();
+    fails += check_test_faults();
     if (fails) {
         fprintf(stderr, "%d option checks failed\n", fails);
         return 1;

@@ -43,6 +43,7 @@ static void record_task(void *ctx, size_t i, unsigned w)
     volatile unsigned spin = 0;
     for (unsigned k = 0; k < 2000; k++)
         spin += k;
+    (void)spin;
     int after = ld_cpus_running_on();
     r->cpu[i] = before == after ? after : -1000 - after;
     r->worker[i] = w;

@@ -285,8 +285,11 @@ int main(void)
     enum { TRADES = 3000 };
     ld_trade *book = malloc(TRADES * sizeof *book);
     double *scratch = malloc(SIMS * sizeof *scratch);
-    if (book == NULL || scratch == NULL)
+    if (book == NULL || scratch == NULL) {
+        free(book);
+        free(scratch);
         return 1;
+    }
     ld_book_make(book, TRADES, 0, SEED);
     test_book();
     test_streams();

@@ -1,0 +1,36 @@
+/* micro.h: the micro job, the runtime's own costs against what it replaces.
+ *
+ * Each strategy is one family of named figures, measured in one run against its
+ * reference, so their ratio holds however noisy the machine is:
+ *
+ *   switch  one green-thread switch (a yield from one thread to the next) against
+ *           ucontext's swapcontext
+ *   spawn   spawn plus join of an empty green thread, stacks cached, against
+ *           pthread_create plus pthread_join
+ *   park    CPU per park and wake through a timer at 1, 10^3 and 10^6 sleepers: the
+ *           timing wheel against a libuv timer per thread (the heap)
+ *   memory  resident memory per parked green thread, over 10^5 of them
+ *
+ * The trades are not used. --micro-max caps the thread counts (park, memory).
+ */
+#ifndef LD_MICRO_H
+#define LD_MICRO_H
+
+#include "job.h"
+
+int ld_micro_switch(const ld_job_input *in, ld_trade_result *out);
+int ld_micro_spawn(const ld_job_input *in, ld_trade_result *out);
+int ld_micro_park(const ld_job_input *in, ld_trade_result *out);
+int ld_micro_memory(const ld_job_input *in, ld_trade_result *out);
+
+/* CPU time of the calling thread, in ns. */
+int64_t ld_micro_cpu_ns(void);
+
+/* Run fn(s, arg) as a green thread on a scheduler s of its own on this thread, until
+ * every green thread is done. */
+typedef void (*ld_micro_body)(ld_sched *s, void *arg);
+int ld_micro_run_green(const ld_sched_config *cfg, ld_micro_body fn, void *arg);
+
+extern const ld_job ld_micro_job;
+
+#endif

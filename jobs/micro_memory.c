@@ -1,0 +1,65 @@
+/* micro_memory.c: resident memory per parked green thread. 10^5 threads (at most
+ * --micro-max) park at once; the rise in the process's RSS, divided by their number,
+ * is what each costs: the stack pages it touched, its struct, its page tables. */
+#include "micro.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MEMORY_THREADS 100000u
+
+typedef struct memory_run {
+    size_t n;
+    size_t parked;
+    ld_gt **threads;
+    int64_t rss_before, rss_parked; /* KiB */
+    int rc;
+} memory_run;
+
+static void parker(void *arg)
+{
+    memory_run *m = arg;
+    m->parked++;
+    ld_gt_park();
+}
+
+/* Spawn them all, let every one park, read RSS, then wake and join them. */
+static void park_all(ld_sched *s, void *arg)
+{
+    memory_run *m = arg;
+    size_t spawned = 0;
+    m->rss_before = ld_proc_rss_kib();
+    for (; spawned < m->n && m->rc == 0; spawned++)
+        m->rc = ld_gt_spawn(s, parker, m, &m->threads[spawned]);
+    if (m->rc)
+        spawned--;
+    while (m->parked < spawned)
+        ld_gt_yield();
+    m->rss_parked = ld_proc_rss_kib();
+    for (size_t i = 0; i < spawned; i++)
+        ld_gt_unpark(m->threads[i]);
+    for (size_t i = 0; i < spawned; i++)
+        ld_gt_join(m->threads[i]);
+}
+
+int ld_micro_memory(const ld_job_input *in, ld_trade_result *out)
+{
+    (void)out;
+    memory_run m = {.n = MEMORY_THREADS};
+    if (m.n > in->cfg->micro_max)
+        m.n = in->cfg->micro_max;
+    /* Touched before the first RSS reading, so the array is not counted. */
+    m.threads = malloc(m.n * sizeof *m.threads);
+    if (!m.threads)
+        return -ENOMEM;
+    memset(m.threads, 0, m.n * sizeof *m.threads);
+    int rc = ld_micro_run_green(NULL, park_all, &m);
+    free(m.threads);
+    if (rc || m.rc)
+        return rc ? rc : m.rc;
+    ld_figure_add(in->figures, "threads", (double)m.n, "threads");
+    ld_figure_add(in->figures, "kib_per_thread",
+                  (double)(m.rss_parked - m.rss_before) / (double)m.n, "KiB");
+    return 0;
+}

@@ -1,0 +1,93 @@
+/* resources.c: the memory check made before a run. */
+#include "resources.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* A number from a one-line file such as /proc/sys/vm/max_map_count, or -1. */
+static long long read_number(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    long long v = -1;
+    if (!f)
+        return -1;
+    if (fscanf(f, "%lld", &v) != 1)
+        v = -1;
+    fclose(f);
+    return v;
+}
+
+long ld_resources_max_map_count(void)
+{
+    return (long)read_number("/proc/sys/vm/max_map_count");
+}
+
+/* MemAvailable in bytes, or -1. */
+static long long mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[128];
+    long long kib = -1;
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lld kB", &kib) == 1)
+            break;
+    fclose(f);
+    return kib < 0 ? -1 : kib * 1024;
+}
+
+/* What the cgroup (v2) still lets this process take, or -1 when it sets no limit. */
+static long long cgroup_room(void)
+{
+    long long max = read_number("/sys/fs/cgroup/memory.max");
+    long long cur = read_number("/sys/fs/cgroup/memory.current");
+    if (max < 0 || cur < 0)
+        return -1;
+    return max > cur ? max - cur : 0;
+}
+
+/* The most any selected job needs at once on this rank: jobs run one after another. */
+static unsigned long long rank_need(const ld_options *o, const ld_job_config *cfg,
+                                    size_t n)
+{
+    unsigned long long need = 0;
+    for (size_t j = 0; j < ld_njobs; j++) {
+        if (!o->selected[j] || !ld_jobs[j]->resident_bytes)
+            continue;
+        unsigned long long b = ld_jobs[j]->resident_bytes(cfg, n);
+        need = b > need ? b : need;
+    }
+    return need;
+}
+
+/* Every rank reaches the same verdict from the same reduced numbers: the largest
+ * rank's need times the ranks on a node, against the smallest room any rank sees. */
+int ld_resources_check(MPI_Comm comm, const ld_options *o, const ld_job_config *cfg,
+                       const ld_node *node, const ld_share *share)
+{
+    unsigned long long need = rank_need(o, cfg, share->n);
+    long long avail = mem_available(), room = cgroup_room();
+    int rank, from_cgroup = room >= 0 && (avail < 0 || room < avail);
+    if (from_cgroup)
+        avail = room;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Allreduce(MPI_IN_PLACE, &need, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &from_cgroup, 1, MPI_INT, MPI_MAX, comm);
+    long long min_avail = avail < 0 ? 0x7fffffffffffffffLL : avail;
+    MPI_Allreduce(MPI_IN_PLACE, &min_avail, 1, MPI_LONG_LONG, MPI_MIN, comm);
+    unsigned long long node_need = need * (unsigned long long)node->ranks_per_node;
+    if ((double)node_need <= 0.9 * (double)min_avail)
+        return 0;
+    if (rank == 0)
+        fprintf(
+            stderr,
+            "loomdist: --trades %llu needs about %.1f GiB of memory per node (%.1f GiB "
+            "per rank, %d rank(s) per node) but %s leaves %.1f GiB; use fewer trades, "
+            "more nodes, or fewer ranks per node\n",
+            (unsigned long long)o->trades, (double)node_need / (1u << 30),
+            (double)need / (1u << 30), node->ranks_per_node,
+            from_cgroup ? "the cgroup's memory.max" : "MemAvailable",
+            (double)min_avail / (1u << 30));
+    return -1;
+}

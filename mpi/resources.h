@@ -1,0 +1,22 @@
+/* resources.h: what a run will need, checked against what the node has, before any
+ * work starts, so a run too big for the machine fails at once with the limit named,
+ * instead of swapping or being killed half-way. */
+#ifndef LD_RESOURCES_H
+#define LD_RESOURCES_H
+
+#include <mpi.h>
+
+#include "node.h"
+#include "options.h"
+#include "partition.h"
+
+/* Collective: the resident memory the selected jobs need on each node, against the
+ * node's MemAvailable and the cgroup's memory.max. Returns 0, or -1 on every rank with
+ * one message from rank 0. */
+int ld_resources_check(MPI_Comm comm, const ld_options *o, const ld_job_config *cfg,
+                       const ld_node *node, const ld_share *share);
+
+/* vm.max_map_count, or -1 when it cannot be read. */
+long ld_resources_max_map_count(void);
+
+#endif

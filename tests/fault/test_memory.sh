@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Not enough memory for the stacks, found before any work starts: under ulimit -v, a
+# run whose stacks cannot fit in the address space; and a book of so many trades that
+# the node's memory cannot hold a green thread for each.
+# Usage: test_memory.sh LOOMDIST WORKDIR [sanitized]
+# A sanitized build maps terabytes of shadow memory, so it skips the ulimit -v case.
+set -euo pipefail
+bin=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+sanitized=${3:-}
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+fresh "$2"
+work=$(pwd)
+
+# 4 GB of address space, and 100,000 stacks of 64 KiB per rank: 6.5 GiB each.
+if [ -z "$sanitized" ]; then
+    launch ulimit bash -c 'ulimit -v 4000000 && exec "$@"' limited mpirun -n 2 "$bin" \
+        --trades 200000 --output "$work/ulimit.h5"
+    finish_run
+    [ "$run_rc" -eq 2 ] || fail "stacks past ulimit -v exited $run_rc, not 2"
+    expect_lines 1 '^loomdist: rank 0 needs 6.5 GiB of address space for 100000 green-thread stacks of 64 KiB, but ulimit -v leaves it [0-9.]+ [MG]iB: use more ranks, fewer --trades or a smaller --stack-size$'
+    did_no_work
+    nothing_under "$work/ulimit.h5"
+    verdict
+fi
+
+# Twice as many trades as the node has memory for, at one page of stack each.
+avail_kib=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
+trades=$((avail_kib / 2))
+if [ "$trades" -le 100000000 ]; then
+    launch trades mpirun -n 1 "$bin" --jobs settle --strategies green --trades "$trades" \
+        --output "$work/trades.h5"
+    finish_run
+    [ "$run_rc" -ne 0 ] || fail "$trades trades on one rank exited 0"
+    [ "$run_s" -le 60 ] || fail "$trades trades took $run_s s to be refused"
+    expect_lines 1 "^loomdist: --trades $trades needs about [0-9.]+ GiB of memory per node"
+    did_no_work
+    nothing_under "$work/trades.h5"
+    verdict
+else
+    echo "note: this node has memory for 100,000,000 trades; the --trades case is skipped"
+fi
+
+finish "memory: stacks past ulimit -v and trades past the node's memory are refused before any work"

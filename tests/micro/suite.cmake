@@ -1,0 +1,5 @@
+# micro: the micro job end to end under mpirun, its figures checked in the HDF5 file.
+add_test(NAME micro.figures COMMAND ${CMAKE_CURRENT_LIST_DIR}/test_micro.sh
+  $<TARGET_FILE:loomdist> ${LD_PYTHON} ${CMAKE_CURRENT_BINARY_DIR}/micro)
+set_tests_properties(micro.figures PROPERTIES LABELS mpi TIMEOUT 300 RUN_SERIAL TRUE
+  ENVIRONMENT "${LD_MPI_ENV}")
