@@ -80,6 +80,7 @@ struct ld_sched {
     size_t live;     /* spawned threads whose fn has not returned */
     unsigned direct; /* yields left that may switch thread to thread, this batch */
     bool running;
+    bool in_wait; /* inside the blocking uv_run of ld_sched_run */
     ld_stack_cache stacks;
     uv_loop_t loop;
     uv_async_t wake; /* referenced exactly while live > 0 */
@@ -127,10 +128,15 @@ static ld_gt *runq_pop(ld_sched *s)
     return g;
 }
 
+/* A thread made runnable by a libuv callback while the loop waits (a uv timer due at
+ * the top of uv_run, say) must end that wait, or the loop would block on with a
+ * runnable thread; uv_stop makes libuv poll without blocking and return. */
 static void gt_make_ready(ld_gt *g)
 {
     g->state = GT_READY;
     runq_push(g->sched, g);
+    if (g->sched->in_wait)
+        uv_stop(&g->sched->loop);
 }
 
 /* While a green thread lives the async keeps the loop alive, so a carrier whose
@@ -376,7 +382,9 @@ int ld_sched_run(ld_sched *s)
         if (s->live == 0 && !uv_loop_alive(&s->loop))
             break;
         sched_arm(s);
+        s->in_wait = true;
         uv_run(&s->loop, UV_RUN_ONCE);
+        s->in_wait = false;
     }
     s->running = false;
     return 0;
