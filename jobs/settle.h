@@ -15,14 +15,14 @@ enum ld_settle_call {
     LD_CALL_FETCH = 0,        /* fetch trade (database), 1-5 ms */
     LD_CALL_COUNTERPARTY = 1, /* validate counterparty, 60-160 ms: a check */
     LD_CALL_BUYING_POWER = 2, /* check buying power, 40-120 ms: a check */
-    LD_CALL_SHARES = 3,       /* confirm share availability, SELL only, 50-140 ms: a check */
-    LD_CALL_UPDATE = 4,       /* update status (database), 1-5 ms */
+    LD_CALL_SHARES = 3, /* confirm share availability, SELL only, 50-140 ms: a check */
+    LD_CALL_UPDATE = 4, /* update status (database), 1-5 ms */
     LD_SETTLE_CALLS = 5,
 };
 
 typedef struct ld_settle_plan {
     int64_t latency_ns[LD_SETTLE_CALLS]; /* scaled; 0 for a call that is not made */
-    double pin_draw;                     /* the trade takes the monitor if < pin_fraction */
+    double pin_draw; /* the trade takes the monitor if < pin_fraction */
     uint8_t status;
     int8_t failed_check;
 } ld_settle_plan;

@@ -6,7 +6,8 @@
 void ld_var_one(const ld_job_input *in, size_t i, ld_trade_result *out, double *scratch)
 {
     const ld_job_config *cfg = in->cfg;
-    out[i].var = ld_var_trade(&in->trades[i], cfg->seed, cfg->sims, cfg->var_kernel, scratch);
+    out[i].var =
+        ld_var_trade(&in->trades[i], cfg->seed, cfg->sims, cfg->var_kernel, scratch);
 }
 
 /* Nothing to prepare, and no bound known in advance: the reference is sequential. */
@@ -28,8 +29,10 @@ static const ld_strategy var_strategies[] = {
     {"sequential", "one thread, trade after trade", ld_var_sequential, LD_ON_ONE},
     {"green", "misused on purpose: one green thread per trade on the carriers",
      ld_var_green, LD_ON_CARRIERS},
-    {"pool", "a fixed pool, one worker pinned per CPU of the rank", ld_var_pool, LD_ON_WORKERS},
-    {"steal", "work-stealing deques, fork-join style, one worker per CPU", ld_var_steal, LD_ON_WORKERS},
+    {"pool", "a fixed pool, one worker pinned per CPU of the rank", ld_var_pool,
+     LD_ON_WORKERS},
+    {"steal", "work-stealing deques, fork-join style, one worker per CPU", ld_var_steal,
+     LD_ON_WORKERS},
 };
 
 const ld_job ld_var_job = {

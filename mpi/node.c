@@ -104,8 +104,8 @@ int ld_node_discover(MPI_Comm comm, ld_node *node)
     char *names = malloc((size_t)size * LD_NODE_NAME_MAX);
     if (!names)
         return -1;
-    MPI_Allgather(node->name, LD_NODE_NAME_MAX, MPI_CHAR, names, LD_NODE_NAME_MAX, MPI_CHAR,
-                  comm);
+    MPI_Allgather(node->name, LD_NODE_NAME_MAX, MPI_CHAR, names, LD_NODE_NAME_MAX,
+                  MPI_CHAR, comm);
     node->nodes = count_nodes(names, size, rank, &my_node);
     free(names);
     MPI_Comm local;

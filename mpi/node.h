@@ -14,8 +14,8 @@ typedef struct ld_node {
     int local_rank, local_size;  /* this rank among the ranks of its node */
     int ranks_per_node;          /* the most ranks any node has */
     int oversubscribed;          /* 1 when this rank shares its CPUs with another */
-    int launcher_idle_cpus;      /* CPUs of the node that the launcher's binding left out */
-    ld_cpus cpus;                /* the CPUs this rank owns */
+    int launcher_idle_cpus; /* CPUs of the node that the launcher's binding left out */
+    ld_cpus cpus;           /* the CPUs this rank owns */
 } ld_node;
 
 /* Collective over comm: name the node, find the ranks sharing it, split its CPUs, and

@@ -35,11 +35,12 @@ uint64_t ld_deque_take(ld_deque *d)
         atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
         return LD_DEQUE_EMPTY;
     }
-    uint64_t item = atomic_load_explicit(&d->item[b % LD_DEQUE_CAPACITY], memory_order_relaxed);
+    uint64_t item =
+        atomic_load_explicit(&d->item[b % LD_DEQUE_CAPACITY], memory_order_relaxed);
     if (t == b) {
         /* The last item: race the thieves for it. */
-        if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst,
-                                                     memory_order_relaxed))
+        if (!atomic_compare_exchange_strong_explicit(
+                &d->top, &t, t + 1, memory_order_seq_cst, memory_order_relaxed))
             item = LD_DEQUE_EMPTY;
         atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
     }
@@ -53,7 +54,8 @@ uint64_t ld_deque_steal(ld_deque *d)
     long long b = atomic_load_explicit(&d->bottom, memory_order_acquire);
     if (t >= b)
         return LD_DEQUE_EMPTY;
-    uint64_t item = atomic_load_explicit(&d->item[t % LD_DEQUE_CAPACITY], memory_order_relaxed);
+    uint64_t item =
+        atomic_load_explicit(&d->item[t % LD_DEQUE_CAPACITY], memory_order_relaxed);
     if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst,
                                                  memory_order_relaxed))
         return LD_DEQUE_EMPTY;
