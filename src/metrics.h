@@ -20,6 +20,9 @@ typedef struct ld_metrics {
     int64_t nivcsw; /* involuntary context switches */
 } ld_metrics;
 
+/* Output code walks the fields as an array of int64_t; this keeps that true. */
+_Static_assert(sizeof(ld_metrics) == 7 * sizeof(int64_t), "ld_metrics is all int64_t");
+
 typedef struct ld_probe ld_probe;
 
 /* Monotonic time in nanoseconds. */
