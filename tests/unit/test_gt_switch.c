@@ -27,17 +27,7 @@
 #define ON_VALGRIND() 0
 #endif
 
-#define CHECK(cond, ...)                                                                 \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);     \
-            fprintf(stderr, __VA_ARGS__);                                                \
-            fputc('\n', stderr);                                                         \
-            failures++;                                                                  \
-        }                                                                                \
-    } while (0)
-
-static int failures;
+#include "check.h"
 
 /* Create a scheduler, let setup spawn on it, run it dry, destroy it. */
 static void run_sched(const ld_sched_config *cfg, void (*setup)(ld_sched *s))
