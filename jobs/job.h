@@ -103,8 +103,9 @@ enum ld_result_fields {
 typedef struct ld_job {
     const char *name;
     const char *summary;
-    unsigned fields; /* enum ld_result_fields */
-    int opt_in;      /* runs only when --jobs names it */
+    unsigned fields;      /* enum ld_result_fields */
+    const char *baseline; /* the strategy the others' speedup is taken over, or NULL */
+    int opt_in;           /* runs only when --jobs names it */
     const ld_strategy *strategies;
     size_t nstrategies;
     /* Untimed set-up over the rank's trades; *prepared is passed to every strategy.

@@ -38,6 +38,7 @@ static const ld_strategy var_strategies[] = {
 const ld_job ld_var_job = {
     .name = "var",
     .fields = LD_FIELDS_VAR,
+    .baseline = "sequential",
     .summary = "Monte Carlo Value-at-Risk, CPU-bound: --sims GBM draws per trade",
     .strategies = var_strategies,
     .nstrategies = sizeof var_strategies / sizeof var_strategies[0],

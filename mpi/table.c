@@ -208,7 +208,8 @@ void ld_table_print(MPI_Comm comm, const ld_options *o, const ld_share *share,
         }
         double seq_ms = 0;
         for (size_t i = 0; i < run->n; i++)
-            if (strcmp(run->rec[i].strategy->name, "sequential") == 0)
+            if (run->rec[i].job->baseline &&
+                strcmp(run->rec[i].strategy->name, run->rec[i].job->baseline) == 0)
                 seq_ms = rows[i].makespan_ms.mean;
         fprintf(out, "\n");
         for (size_t i = 0; i < run->n; i++) {
