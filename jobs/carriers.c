@@ -32,7 +32,9 @@ static void *carrier_main(void *arg)
     carrier *c = arg;
     if (c->cpu >= 0 && (c->rc = ld_cpus_pin_self(c->cpu)) != 0)
         return NULL;
-    ld_sched_config sc = {.stack_size = c->cfg->stack_size, .pool = c->cfg->stacks};
+    ld_sched_config sc = {.stack_size = c->cfg->stack_size,
+                          .mode = c->cfg->stack_mode,
+                          .pool = c->cfg->stacks};
     ld_sched *s;
     if ((c->rc = ld_sched_create(&s, &sc)) != 0)
         return NULL;

@@ -30,6 +30,7 @@ typedef struct ld_job_config {
     unsigned carriers;    /* green strategies: carrier threads */
     unsigned workers;     /* var pool and steal: worker threads */
     size_t stack_size;    /* green threads: usable stack bytes */
+    enum ld_stack_mode stack_mode;
     enum ld_var_kernel var_kernel;
     int64_t trace_pinning_ns; /* report carriers blocked longer than this; 0: off */
     size_t micro_max;         /* micro: most green threads one figure uses */

@@ -18,6 +18,7 @@ enum kind {
     K_STRING,
     K_FLAG,
     K_KERNEL,
+    K_STACK_MODE,
     K_PARTITION,
     K_JOBS,
     K_STRATEGIES
@@ -63,7 +64,12 @@ static const option options[] = {
     {"workers", K_U32, AT(workers), 1, LD_CPUS_MAX, "N",
      "var pool and steal: pinned workers (default: the rank's CPUs)"},
     {"stack-size", K_U32, AT(stack_kib), 16, 65536, "KIB",
-     "usable stack of each green thread in KiB (default 64)"},
+     "usable stack of each green thread in KiB (default 64); in copy mode, of each "
+     "carrier's one stack"},
+    {"stack-mode", K_STACK_MODE, AT(stack_mode), 0, 0, "copy|own",
+     "green threads: share one stack per carrier and copy each thread's frames out and "
+     "back at a switch, as Loom does, or give each thread a stack of its own "
+     "(default copy)"},
     {"var-kernel", K_KERNEL, AT(var_kernel), 0, 0, "sort|select",
      "var: sort every P&L (the study's way) or select the quantile (default sort)"},
     {"partition", K_PARTITION, AT(partition), 0, 0, "block|cyclic",
@@ -105,6 +111,7 @@ static void defaults(ld_options *o)
     o->pin_fraction = 0.01;
     o->pool_size = 200;
     o->stack_kib = LD_GT_STACK_DEFAULT / 1024;
+    o->stack_mode = LD_STACK_COPY;
     o->iterations = 1;
     o->trace_threshold_ms = 10;
     o->micro_max = 1000000;
@@ -268,6 +275,7 @@ static int apply(ld_options *o, uint32_t *strategies, int *have_strategies,
 {
     static const char *const kernels[] = {"sort", "select"};
     static const char *const partitions[] = {"block", "cyclic"};
+    static const char *const stack_modes[] = {"own", "copy"}; /* enum ld_stack_mode */
     char *field = (char *)o + opt->offset;
     uint64_t n = 0;
     int rc;
@@ -292,6 +300,8 @@ static int apply(ld_options *o, uint32_t *strategies, int *have_strategies,
         return 0;
     case K_KERNEL:
         return parse_choice(opt, v, kernels, 2, (int *)(void *)field, err, errlen);
+    case K_STACK_MODE:
+        return parse_choice(opt, v, stack_modes, 2, (int *)(void *)field, err, errlen);
     case K_PARTITION:
         return parse_choice(opt, v, partitions, 2, (int *)(void *)field, err, errlen);
     case K_JOBS:
@@ -397,6 +407,7 @@ void ld_options_job_config(const ld_options *o, const ld_cpus *cpus, ld_job_conf
         .carriers = o->carriers,
         .workers = o->workers,
         .stack_size = (size_t)o->stack_kib * 1024,
+        .stack_mode = o->stack_mode,
         .var_kernel = o->var_kernel,
         .trace_pinning_ns = o->trace_pinning ? (int64_t)(o->trace_threshold_ms * 1e6) : 0,
         .micro_max = (size_t)o->micro_max,

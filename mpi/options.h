@@ -29,6 +29,7 @@ typedef struct ld_options {
     unsigned carriers; /* 0: one per CPU of the rank */
     unsigned workers;  /* 0: one per CPU of the rank */
     unsigned stack_kib;
+    enum ld_stack_mode stack_mode;
     enum ld_var_kernel var_kernel;
     enum ld_partition partition;
     unsigned warmup;

@@ -36,28 +36,49 @@ typedef void (*ld_gt_fn)(void *arg);
 /* The top of every stack that holds the thread's struct instead of its frames. */
 #define LD_GT_STACK_HEADER 320u
 
-/* Stacks for any number of schedulers: freed stacks keep their pages, so a scheduler
- * made later finds them warm. Thread-safe. */
+/* Where a green thread's frames live while it is switched out.
+ *
+ * LD_STACK_OWN   each thread has a stack of its own, as described above. Its top page
+ *                stays resident while it waits: about 4 KiB per parked thread.
+ * LD_STACK_COPY  the threads of a carrier all run on one stack of the carrier's, with a
+ *                guard page below it. When another thread needs that stack, the used
+ *                part of the last one's is copied into a chunk of LD_GT_STACK_CHUNK
+ *                bytes that also holds its struct, and copied back before it runs
+ *                again: Loom's freeze and thaw. A parked thread costs one chunk (a
+ *                deeper stack spills the rest to the heap), and a yield goes through
+ *                the scheduler. A pointer into a green thread's stack is then good
+ *                only while that thread runs: no other thread may keep one.
+ */
+enum ld_stack_mode { LD_STACK_OWN, LD_STACK_COPY };
+
+/* Bytes of a copy-mode chunk: the thread's struct, then its frozen frames. */
+#define LD_GT_STACK_CHUNK 512u
+
+/* Stacks (or, in copy mode, chunks) for any number of schedulers: freed ones keep
+ * their pages, so a scheduler made later finds them warm. Thread-safe. */
 typedef struct ld_stack_pool ld_stack_pool;
 
 /* A pool of stacks of `size` bytes each (rounded up to pages; 0: the default), the
- * top LD_GT_STACK_HEADER of them for the thread's struct. -ENOMEM, -EINVAL. */
-int ld_stack_pool_create(ld_stack_pool **out, size_t size);
+ * top LD_GT_STACK_HEADER of them for the thread's struct; in copy mode, of chunks, and
+ * `size` is the stack each carrier runs its threads on. -ENOMEM, -EINVAL. */
+int ld_stack_pool_create(ld_stack_pool **out, size_t size, enum ld_stack_mode mode);
 
-/* Make sure n stacks are free and their top pages resident, so that n spawns fault in
- * no memory: for a benchmark, before its clock starts. -ENOMEM if the kernel refuses. */
+/* Make sure n stacks are free and their top pages resident (n chunks, in copy mode),
+ * so that n spawns fault in no memory: for a benchmark, before its clock starts.
+ * -ENOMEM if the kernel refuses. */
 int ld_stack_pool_reserve(ld_stack_pool *p, size_t n);
 
 /* Unmap every stack. No scheduler may be using the pool any more. */
 void ld_stack_pool_destroy(ld_stack_pool *p);
 
 typedef struct ld_sched_config {
-    size_t stack_size;   /* bytes per stack, rounded up to pages; 0: default; ignored
-                            with a pool, whose size applies */
-    size_t stack_cache;  /* freed stacks the scheduler keeps for itself before they go
-                            back to the pool; 0: 1024 */
-    ld_stack_pool *pool; /* where stacks come from and go back to when the scheduler
-                            ends; NULL: a pool of its own, unmapped with it */
+    size_t stack_size;       /* bytes per stack, rounded up to pages; 0: default; ignored
+                                with a pool, whose size applies */
+    enum ld_stack_mode mode; /* without a pool; a pool's mode applies */
+    size_t stack_cache;      /* freed stacks the scheduler keeps for itself before they go
+                                back to the pool; 0: 1024 */
+    ld_stack_pool *pool;     /* where stacks come from and go back to when the scheduler
+                                ends; NULL: a pool of its own, unmapped with it */
 } ld_sched_config;
 
 /* Create the scheduler of the calling thread, with a uv_loop of its own. cfg may be

@@ -12,17 +12,13 @@
 #include "gt.h"
 #include "gt_sched.h"
 
-/* A waiter's queue entry lives on its own stack, which is alive while it waits. */
-typedef struct ld_gt_mutex_waiter {
-    struct ld_gt_mutex_waiter *next;
-    ld_gt *gt;
-} ld_gt_mutex_waiter;
-
+/* Waiters are linked through their own structs (ld_gt_wait_next), never through their
+ * stacks, which copy mode moves while they wait. */
 struct ld_gt_mutex {
     pthread_mutex_t guard;
     ld_gt *owner;
-    ld_gt_mutex_waiter *head;
-    ld_gt_mutex_waiter *tail;
+    ld_gt *head;
+    ld_gt *tail;
 };
 
 int ld_gt_mutex_create(ld_gt_mutex **out)
@@ -60,7 +56,6 @@ void ld_gt_mutex_destroy(ld_gt_mutex *m)
 void ld_gt_mutex_lock(ld_gt_mutex *m)
 {
     ld_gt *self = ld_gt_self();
-    ld_gt_mutex_waiter w;
 
     if (self == NULL)
         return;
@@ -70,14 +65,12 @@ void ld_gt_mutex_lock(ld_gt_mutex *m)
         pthread_mutex_unlock(&m->guard);
         return;
     }
-    w.next = NULL;
-    w.gt = self;
-    /* w stays queued only while this frame is suspended; the unlocker dequeues it. */
+    *ld_gt_wait_next(self) = NULL;
     if (m->tail != NULL)
-        m->tail->next = &w;
+        *ld_gt_wait_next(m->tail) = self;
     else
-        m->head = &w; // cppcheck-suppress autoVariables
-    m->tail = &w;     // cppcheck-suppress autoVariables
+        m->head = self;
+    m->tail = self;
     pthread_mutex_unlock(&m->guard);
     ld_gt_suspend();
 }
@@ -88,8 +81,7 @@ void ld_gt_mutex_lock(ld_gt_mutex *m)
 void ld_gt_mutex_unlock(ld_gt_mutex *m)
 {
     ld_gt *self = ld_gt_self();
-    ld_gt_mutex_waiter *w;
-    ld_gt *next = NULL;
+    ld_gt *next;
 
     if (self == NULL)
         return;
@@ -98,12 +90,11 @@ void ld_gt_mutex_unlock(ld_gt_mutex *m)
         pthread_mutex_unlock(&m->guard);
         return;
     }
-    w = m->head;
-    if (w != NULL) {
-        m->head = w->next;
+    next = m->head;
+    if (next != NULL) {
+        m->head = *ld_gt_wait_next(next);
         if (m->head == NULL)
             m->tail = NULL;
-        next = w->gt;
     }
     m->owner = next;
     pthread_mutex_unlock(&m->guard);

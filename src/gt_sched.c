@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -49,15 +50,18 @@ enum ld_gt_state {
 /* Wake-ups posted from other OS threads, delivered later on the owner's carrier. */
 enum { GT_WAKE_UNPARK = 1u, GT_WAKE_RESUME = 2u };
 
-/* A green thread lives in the header of its own stack (see gt_stack.h), so the stack
- * comes first: a thread and its stack are one allocation, found from each other. */
+/* A green thread lives in the header of its own stack (see gt_stack.h), or in copy
+ * mode of its chunk, so the stack comes first: a thread and its stack are one
+ * allocation, found from each other. */
 struct ld_gt {
-    ld_stack stack;
+    ld_stack stack; /* copy mode: the chunk, naming the run stack */
     ld_ctx ctx;
     ld_sched *sched;
     ld_gt *next;        /* run queue link */
     ld_gt *remote_next; /* remote queue link, under sched->remote_lock */
+    ld_gt *wait_next;   /* a lock's queue link, for its owner (gt_mutex.c) */
     ld_gt *joiner;
+    ld_stack_frozen frozen; /* copy mode: its frames while another's are on the stack */
     ld_gt_fn fn;
     void *arg;
     uint64_t id;
@@ -71,6 +75,8 @@ struct ld_gt {
 };
 
 _Static_assert(sizeof(ld_gt) <= LD_STACK_HEADER, "ld_gt must fit in its stack's header");
+_Static_assert(sizeof(ld_gt) <= LD_STACK_CHUNK_HEADER,
+               "ld_gt must fit in its chunk's header");
 
 struct ld_sched {
     ld_ctx ctx; /* the carrier's own context, where ld_sched_run runs */
@@ -82,6 +88,8 @@ struct ld_sched {
     bool running;
     bool in_wait; /* inside the blocking uv_run of ld_sched_run */
     ld_stack_cache stacks;
+    ld_stack run; /* copy mode: the stack every thread runs on; run.lo NULL otherwise */
+    ld_gt *owner; /* copy mode: the thread whose frames are on it now, if any */
     uv_loop_t loop;
     uv_async_t wake; /* referenced exactly while live > 0 */
     pthread_mutex_t remote_lock;
@@ -94,6 +102,8 @@ struct ld_sched {
     uint64_t armed_tick; /* what timer_fd is armed for; UINT64_MAX: disarmed */
     bool timer_fired;    /* timer_fd expired since it was last set */
     uint64_t polled_at;  /* uv_hrtime() of the last poll of the loop */
+    uint64_t id_next;    /* the ids this scheduler took and has not given out yet */
+    uint64_t id_end;
     /* For watchdogs on other threads: who runs now, and how many switches so far.
      * Written by this carrier alone, so plain relaxed stores suffice. */
     _Atomic uint64_t observed_id;
@@ -103,8 +113,21 @@ struct ld_sched {
 /* The scheduler of this carrier thread: the runtime's only per-thread state. */
 static _Thread_local ld_sched *sched_self;
 
-/* Ids are unique in the process, as gt.h promises, so they come from one counter. */
+/* Ids are unique in the process, as gt.h promises, so they come from one counter; a
+ * scheduler takes them LD_SCHED_IDS at a time, so carriers spawning at once do not
+ * fight over its cache line. */
+#define LD_SCHED_IDS 1024u
 static _Atomic uint64_t gt_next_id = 1;
+
+static uint64_t sched_next_id(ld_sched *s)
+{
+    if (s->id_next == s->id_end) {
+        s->id_next =
+            atomic_fetch_add_explicit(&gt_next_id, LD_SCHED_IDS, memory_order_relaxed);
+        s->id_end = s->id_next + LD_SCHED_IDS;
+    }
+    return s->id_next++;
+}
 
 /* The run queue is FIFO: a thread that yields runs again after every other runnable
  * one, however often the loop is polled in between. */
@@ -242,6 +265,7 @@ static void sched_forget_remote(ld_sched *s, ld_gt *g)
 /* The struct lives on the stack, so freeing the thread is giving the stack back. */
 static void gt_free(ld_gt *g)
 {
+    ld_stack_frozen_release(&g->frozen);
     ld_stack_put(&g->sched->stacks, &g->stack);
 }
 
@@ -250,6 +274,8 @@ static void gt_free(ld_gt *g)
 static void gt_finish(ld_sched *s, ld_gt *g)
 {
     ld_ctx_release(&g->ctx);
+    if (s->owner == g)
+        s->owner = NULL; /* its frames are dead: nothing to freeze */
     sched_forget_remote(s, g);
     sched_live_dec(s);
     if (!g->joinable)
@@ -280,9 +306,34 @@ static void sched_enter(ld_sched *s, ld_gt *g)
     atomic_store_explicit(&s->observed_id, g->id, memory_order_relaxed);
 }
 
+/* Copy mode, before g runs: the run stack must hold g's frames. Whoever's are there
+ * are frozen only now, so a thread that runs again before any other copies nothing. A
+ * thread that has not run yet gets its first frame on the run stack itself. */
+static void sched_thaw(ld_sched *s, ld_gt *g)
+{
+    char *top = (char *)s->run.lo + s->run.size;
+    ld_gt *prev = s->owner;
+
+    if (prev == g)
+        return;
+    if (prev != NULL && ld_stack_freeze(&prev->stack, &prev->frozen, prev->ctx.sp, top)) {
+        /* No caller to return this to, and the thread's frames are gone. */
+        fprintf(stderr, "loomdist: out of memory freezing green thread %llu's stack\n",
+                (unsigned long long)prev->id);
+        abort();
+    }
+    if (g->started)
+        ld_stack_thaw(&g->stack, &g->frozen, top);
+    else
+        ld_ctx_make(&g->ctx, s->run.lo, s->run.size, gt_entry, g);
+    s->owner = g;
+}
+
 /* Run g until the running thread, g or one it yielded to, blocks or returns. */
 static void sched_resume(ld_sched *s, ld_gt *g)
 {
+    if (s->run.lo != NULL)
+        sched_thaw(s, g);
     sched_enter(s, g);
     s->direct = LD_SCHED_BATCH;
     ld_ctx_swap(&s->ctx, &g->ctx);
@@ -304,10 +355,13 @@ static void sched_run_batch(ld_sched *s)
         ld_gt *g = runq_pop(s);
 
         /* With many threads each lives in a page of its own: start fetching the next
-         * one's struct and saved frame while this one runs. */
+         * one's struct and saved frame (in copy mode, its frozen frames) while this
+         * one runs. */
         if (s->runq_head != NULL) {
-            __builtin_prefetch(s->runq_head);
-            __builtin_prefetch(s->runq_head->ctx.sp);
+            ld_gt *next = s->runq_head;
+            __builtin_prefetch(next);
+            __builtin_prefetch(s->run.lo != NULL ? ld_stack_chunk_room(&next->stack)
+                                                 : next->ctx.sp);
         }
         sched_resume(s, g);
     }
@@ -417,6 +471,17 @@ static int sched_timer_open(ld_sched *s)
     return 0;
 }
 
+/* Copy mode: the one stack the scheduler's threads share, of the pool's size. A
+ * ucontext backend keeps pointers into its stacks, so it cannot copy them. */
+static int sched_run_stack_map(ld_sched *s)
+{
+    if (ld_stack_pool_mode(s->stacks.pool) != LD_STACK_COPY)
+        return 0;
+    if (!LD_CTX_COPYABLE)
+        return -ENOTSUP;
+    return ld_stack_run_map(&s->run, ld_stack_pool_size(s->stacks.pool));
+}
+
 /* The carrier's signal stack first, then the loop and its async; undone in reverse. */
 int ld_sched_create(ld_sched **out, const ld_sched_config *cfg)
 {
@@ -448,17 +513,24 @@ int ld_sched_create(ld_sched **out, const ld_sched_config *cfg)
     rc = -pthread_mutex_init(&s->remote_lock, NULL);
     if (rc != 0)
         goto fail_async;
-    rc = ld_stack_cache_init(&s->stacks, cfg != NULL ? cfg->pool : NULL, size, cache);
+    rc = ld_stack_cache_init(&s->stacks, cfg != NULL ? cfg->pool : NULL, size,
+                             cfg != NULL ? cfg->mode : LD_STACK_OWN, cache);
     if (rc != 0)
         goto fail_lock;
-    rc = sched_timer_open(s);
+    rc = sched_run_stack_map(s);
     if (rc != 0)
         goto fail_cache;
+    rc = sched_timer_open(s);
+    if (rc != 0)
+        goto fail_run;
     ld_ctx_init_self(&s->ctx);
     sched_self = s;
     *out = s;
     return 0;
 
+fail_run:
+    if (s->run.lo != NULL)
+        ld_stack_run_unmap(&s->run);
 fail_cache:
     ld_stack_cache_fini(&s->stacks);
 fail_lock:
@@ -489,6 +561,8 @@ void ld_sched_destroy(ld_sched *s)
     uv_loop_close(&s->loop);
     close(s->timer_fd);
     pthread_mutex_destroy(&s->remote_lock);
+    if (s->run.lo != NULL)
+        ld_stack_run_unmap(&s->run);
     ld_stack_cache_fini(&s->stacks);
     ld_stack_watch_stop(&s->watch);
     if (sched_self == s)
@@ -526,13 +600,19 @@ int ld_gt_spawn(ld_sched *s, ld_gt_fn fn, void *arg, ld_gt **out)
     g->joiner = NULL;
     g->fn = fn;
     g->arg = arg;
-    g->id = atomic_fetch_add_explicit(&gt_next_id, 1, memory_order_relaxed);
+    g->id = sched_next_id(s);
     atomic_init(&g->remote_wake, 0u);
     g->joinable = out != NULL;
     g->permit = false;
     g->resume_pending = false;
     g->started = false;
-    ld_ctx_make(&g->ctx, st->lo, (size_t)((char *)st - (char *)st->lo), gt_entry, g);
+    g->frozen = (ld_stack_frozen){0};
+    if (s->run.lo != NULL) {
+        st->lo = s->run.lo; /* its first frame is made when it first runs */
+        st->size = s->run.size;
+    } else {
+        ld_ctx_make(&g->ctx, st->lo, (size_t)((char *)st - (char *)st->lo), gt_entry, g);
+    }
     sched_live_inc(s);
     gt_make_ready(g);
     if (out != NULL)
@@ -551,12 +631,13 @@ uint64_t ld_gt_id(const ld_gt *g)
 }
 
 /* The next runnable thread, when a yield may switch to it directly: it has started
- * (a first switch must come from the scheduler's own context) and the batch has room. */
+ * (a first switch must come from the scheduler's own context), the batch has room,
+ * and it has a stack of its own (in copy mode the scheduler must move the frames). */
 static ld_gt *sched_direct_next(ld_sched *s)
 {
     ld_gt *next = s->runq_head;
 
-    if (next == NULL || !next->started || s->direct == 0)
+    if (next == NULL || !next->started || s->direct == 0 || s->run.lo != NULL)
         return NULL;
     s->direct--;
     return runq_pop(s);
@@ -670,6 +751,11 @@ void ld_gt_resume(ld_gt *g)
         gt_deliver(g, GT_WAKE_RESUME);
     else
         sched_post(g, GT_WAKE_RESUME);
+}
+
+ld_gt **ld_gt_wait_next(ld_gt *g)
+{
+    return &g->wait_next;
 }
 
 const ld_stack *ld_sched_running_stack(uint64_t *id)

@@ -47,8 +47,10 @@ typedef struct stack_slab {
 
 struct ld_stack_pool {
     pthread_mutex_t lock;
-    size_t size; /* usable bytes of each stack, header included */
-    size_t slot; /* bytes of each slot: overflow page and stack */
+    enum ld_stack_mode mode;
+    size_t size;     /* usable bytes of each stack, header included; or of a chunk */
+    size_t slot;     /* bytes of each slot: overflow page and stack; or a chunk */
+    size_t run_size; /* copy mode: usable bytes of each scheduler's run stack */
     ld_stack *free;
     size_t nfree;
     stack_slab *slabs;          /* newest first */
@@ -86,6 +88,12 @@ static size_t round_pages(size_t n)
     return (n + stack_page - 1) / stack_page * stack_page;
 }
 
+size_t ld_stack_page(void)
+{
+    pthread_once(&stack_once, stack_limits_init);
+    return stack_page;
+}
+
 /* Which modes to try, from LOOMDIST_STACK_GUARD: advice (the default), page, canary. */
 static void pool_guard_modes(ld_stack_pool *p)
 {
@@ -101,7 +109,7 @@ static void pool_guard_modes(ld_stack_pool *p)
     }
 }
 
-int ld_stack_pool_create(ld_stack_pool **out, size_t size)
+int ld_stack_pool_create(ld_stack_pool **out, size_t size, enum ld_stack_mode mode)
 {
     ld_stack_pool *p;
 
@@ -117,8 +125,14 @@ int ld_stack_pool_create(ld_stack_pool **out, size_t size)
     }
     if (size == 0)
         size = LD_GT_STACK_DEFAULT;
+    p->mode = mode;
     p->size = round_pages(size < LD_STACK_HEADER * 2 ? LD_STACK_HEADER * 2 : size);
     p->slot = stack_page + p->size;
+    if (mode == LD_STACK_COPY) {
+        p->run_size = p->size;
+        p->size = LD_GT_STACK_CHUNK;
+        p->slot = LD_GT_STACK_CHUNK;
+    }
     atomic_init(&p->page_guards, 0);
     pool_guard_modes(p);
     *out = p;
@@ -131,7 +145,7 @@ static void slab_forget_stacks(const ld_stack_pool *p, const stack_slab *sl)
 #ifdef LD_STACK_VALGRIND
     size_t i;
 
-    if (!RUNNING_ON_VALGRIND)
+    if (!RUNNING_ON_VALGRIND || p->mode == LD_STACK_COPY)
         return;
     for (i = 0; i < sl->carved; i++) {
         const ld_stack *st =
@@ -162,7 +176,8 @@ void ld_stack_pool_destroy(ld_stack_pool *p)
 }
 
 /* A new slab, twice the last one up to the cap. MAP_NORESERVE: most of every stack is
- * never touched, and what is touched is what counts. */
+ * never touched, and what is touched is what counts. Chunks, by contrast, are all
+ * touched: huge pages spare the TLB a million small ones. */
 static int pool_grow(ld_stack_pool *p)
 {
     size_t slots = p->slabs != NULL ? p->slabs->slots * 2 : SLAB_SLOTS_MIN;
@@ -174,12 +189,16 @@ static int pool_grow(ld_stack_pool *p)
     if (sl == NULL)
         return -ENOMEM;
     base = mmap(NULL, slots * p->slot, PROT_READ | PROT_WRITE,
-                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+                    (p->mode == LD_STACK_OWN ? MAP_STACK : 0),
+                -1, 0);
     if (base == MAP_FAILED) {
         int rc = -errno;
         free(sl);
         return rc;
     }
+    if (p->mode == LD_STACK_COPY)
+        madvise(base, slots * p->slot, MADV_HUGEPAGE); /* advice: may be refused */
     sl->base = base;
     sl->slots = slots;
     sl->carved = 0;
@@ -234,6 +253,19 @@ static ld_stack *slot_setup(ld_stack_pool *p, char *base)
     return st;
 }
 
+/* A carved chunk: its header, written now, faults in its page. Its thread will run on
+ * its scheduler's run stack, which the spawn names in it. */
+static ld_stack *chunk_setup(char *base)
+{
+    ld_stack *chunk = (ld_stack *)base;
+
+    chunk->guard = LD_GUARD_SHARED;
+    chunk->lo = NULL;
+    chunk->size = 0;
+    chunk->next = NULL;
+    return chunk;
+}
+
 /* Up to `want` fresh slots: their addresses are claimed under the lock, and set up
  * after it, so two carriers carving at once wait only for the claim. */
 static size_t pool_carve(ld_stack_pool *p, size_t want, ld_stack **list, int *rc)
@@ -256,7 +288,8 @@ static size_t pool_carve(ld_stack_pool *p, size_t want, ld_stack **list, int *rc
     p->slabs->carved += n;
     pthread_mutex_unlock(&p->lock);
     for (i = 0; i < n; i++) {
-        ld_stack *st = slot_setup(p, base + i * p->slot);
+        ld_stack *st = p->mode == LD_STACK_COPY ? chunk_setup(base + i * p->slot)
+                                                : slot_setup(p, base + i * p->slot);
         st->next = *list;
         *list = st;
     }
@@ -312,14 +345,15 @@ int ld_stack_pool_reserve(ld_stack_pool *p, size_t n)
     }
 }
 
-int ld_stack_cache_init(ld_stack_cache *c, ld_stack_pool *pool, size_t size, size_t cap)
+int ld_stack_cache_init(ld_stack_cache *c, ld_stack_pool *pool, size_t size,
+                        enum ld_stack_mode mode, size_t cap)
 {
     c->free = NULL;
     c->count = 0;
     c->cap = cap;
     c->own_pool = pool == NULL;
     c->pool = pool;
-    return pool != NULL ? 0 : ld_stack_pool_create(&c->pool, size);
+    return pool != NULL ? 0 : ld_stack_pool_create(&c->pool, size, mode);
 }
 
 void ld_stack_cache_fini(ld_stack_cache *c)
@@ -363,7 +397,8 @@ ld_stack *ld_stack_get(ld_stack_cache *c)
 void ld_stack_put(ld_stack_cache *c, ld_stack *st)
 {
 #ifdef LD_CTX_ASAN
-    ASAN_UNPOISON_MEMORY_REGION(st->lo, (size_t)((char *)st - (char *)st->lo));
+    if (st->guard != LD_GUARD_SHARED)
+        ASAN_UNPOISON_MEMORY_REGION(st->lo, (size_t)((char *)st - (char *)st->lo));
 #endif
     if (c->count >= c->cap) {
         pool_give(c->pool, st, st, 1);
@@ -372,6 +407,16 @@ void ld_stack_put(ld_stack_cache *c, ld_stack *st)
     st->next = c->free;
     c->free = st;
     c->count++;
+}
+
+enum ld_stack_mode ld_stack_pool_mode(const ld_stack_pool *p)
+{
+    return p->mode;
+}
+
+size_t ld_stack_pool_size(const ld_stack_pool *p)
+{
+    return p->mode == LD_STACK_COPY ? p->run_size : p->size;
 }
 
 int ld_stack_overflowed(const ld_stack *st, const void *addr, const void *sp)

@@ -23,6 +23,11 @@
  * The environment variable LOOMDIST_STACK_GUARD=page or =canary skips the better modes,
  * so the fallbacks of older kernels can be tried on any.
  *
+ * In copy mode (gt.h) a slot is a chunk instead, [ header | frozen frames ], and each
+ * scheduler maps a run stack of its own, [ PROT_NONE page | stack ], that its threads
+ * share. A chunk's ld_stack then describes that run stack (guard LD_GUARD_SHARED), the
+ * stack its thread faults on when it overflows.
+ *
  * An overflow in any mode is reported as "loomdist: green thread N overflowed its
  * S KiB stack" on stderr, and the process then dies of SIGSEGV.
  */
@@ -50,7 +55,7 @@
  * the thread ends. */
 #define LD_STACK_CANARY 512u
 
-enum ld_stack_guard { LD_GUARD_ADVICE, LD_GUARD_PAGE, LD_GUARD_CANARY };
+enum ld_stack_guard { LD_GUARD_ADVICE, LD_GUARD_PAGE, LD_GUARD_CANARY, LD_GUARD_SHARED };
 
 /* The start of a slot's header: what the stack is, and its free-list link. */
 typedef struct ld_stack {
@@ -73,8 +78,51 @@ typedef struct ld_stack_cache {
     size_t cap;     /* past this many, freed stacks go back to the pool */
 } ld_stack_cache;
 
-/* A cache over pool, or over a private pool of `size` usable bytes when pool is NULL. */
-int ld_stack_cache_init(ld_stack_cache *c, ld_stack_pool *pool, size_t size, size_t cap);
+/* A cache over pool, or over a private pool of `size` usable bytes in `mode` when pool
+ * is NULL. */
+int ld_stack_cache_init(ld_stack_cache *c, ld_stack_pool *pool, size_t size,
+                        enum ld_stack_mode mode, size_t cap);
+
+/* The pool's mode, and the bytes of the stacks it hands out or, in copy mode, of the
+ * run stack each scheduler maps. */
+enum ld_stack_mode ld_stack_pool_mode(const ld_stack_pool *p);
+size_t ld_stack_pool_size(const ld_stack_pool *p);
+
+/* Copy mode: a chunk's header holds the ld_stack and the thread's struct, and right
+ * after it, in the lines a resume fetches anyway, the room for its frozen frames. */
+#define LD_STACK_CHUNK_HEADER 192u
+#define LD_STACK_CHUNK_ROOM (LD_GT_STACK_CHUNK - LD_STACK_CHUNK_HEADER)
+
+static inline void *ld_stack_chunk_room(ld_stack *chunk)
+{
+    return (char *)chunk + LD_STACK_CHUNK_HEADER;
+}
+
+/* The page size, as the stacks use it. */
+size_t ld_stack_page(void);
+
+/* Copy mode (gt_copy.c): a scheduler's run stack of `size` usable bytes (rounded up to
+ * pages) above a PROT_NONE page, described in *run; a negative errno from mmap. */
+int ld_stack_run_map(ld_stack *run, size_t size);
+void ld_stack_run_unmap(ld_stack *run);
+
+/* Copy mode: the frames a switched-out thread left on the run stack, [sp, top). What
+ * fits stays in the chunk's room; a deeper stack keeps the rest in a heap spill that
+ * grows as needed and lives until ld_stack_frozen_release. */
+typedef struct ld_stack_frozen {
+    void *spill;
+    uint32_t len;       /* bytes frozen */
+    uint32_t spill_cap; /* bytes of spill */
+} ld_stack_frozen;
+
+/* Copy [sp, top) of the run stack out. -ENOMEM if a spill cannot grow: the frames are
+ * then lost and the thread cannot run again. */
+int ld_stack_freeze(ld_stack *chunk, ld_stack_frozen *f, const void *sp, const void *top);
+
+/* Copy the frozen frames back to where they were, just below top. */
+void ld_stack_thaw(ld_stack *chunk, const ld_stack_frozen *f, void *top);
+
+void ld_stack_frozen_release(ld_stack_frozen *f);
 
 /* Give every free stack back to the pool, and destroy the pool if it was private. */
 void ld_stack_cache_fini(ld_stack_cache *c);

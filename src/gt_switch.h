@@ -40,6 +40,14 @@
 #include <sanitizer/tsan_interface.h>
 #endif
 
+/* Whether a switched-out context is just the bytes from its stack pointer up, so that
+ * copy mode may move them out and back: true of the assembly backends only. */
+#ifdef LD_CTX_UCONTEXT
+#define LD_CTX_COPYABLE 0
+#else
+#define LD_CTX_COPYABLE 1
+#endif
+
 typedef void (*ld_ctx_entry)(void *arg);
 
 typedef struct ld_ctx {

@@ -90,7 +90,7 @@ static int scale_in_mode(const char *mode)
         ld_stack_pool *pool;
         setenv("LOOMDIST_STACK_GUARD", mode, 1);
         run.threads = calloc(THREADS, sizeof *run.threads);
-        if (!run.threads || ld_stack_pool_create(&pool, 16 * 1024) != 0)
+        if (!run.threads || ld_stack_pool_create(&pool, 16 * 1024, LD_STACK_OWN) != 0)
             _exit(2);
         int rc = one_scheduler(pool) || one_scheduler(pool);
         /* Every stack is back in the pool: reserving as many maps nothing new. */

@@ -1,0 +1,107 @@
+/* gt_copy.c: copy mode's run stacks, and freezing and thawing the frames of the green
+ * threads that share one (see gt.h and gt_stack.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "gt_stack.h"
+#include "gt_switch.h"
+
+#ifdef LD_STACK_VALGRIND
+#include <valgrind/valgrind.h>
+#endif
+#ifdef LD_CTX_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
+/* One stack for all of a scheduler's threads: two VMAs per carrier need no budget. */
+int ld_stack_run_map(ld_stack *run, size_t size)
+{
+    size_t page = ld_stack_page();
+    char *base;
+
+    size = (size + page - 1) / page * page;
+    base = mmap(NULL, page + size, PROT_READ | PROT_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (base == MAP_FAILED)
+        return -errno;
+    if (mprotect(base, page, PROT_NONE) != 0) {
+        int rc = -errno;
+        munmap(base, page + size);
+        return rc;
+    }
+    run->lo = base + page;
+    run->size = size;
+    run->next = NULL;
+    run->guard = LD_GUARD_SHARED;
+#ifdef LD_STACK_VALGRIND
+    run->vg_id = VALGRIND_STACK_REGISTER(run->lo, base + page + size);
+#endif
+    return 0;
+}
+
+void ld_stack_run_unmap(ld_stack *run)
+{
+    size_t page = ld_stack_page();
+
+#ifdef LD_STACK_VALGRIND
+    VALGRIND_STACK_DEREGISTER(run->vg_id);
+#endif
+    munmap((char *)run->lo - page, page + run->size);
+    run->lo = NULL;
+}
+
+/* ASan keeps the redzones of live frames poisoned, and the next thread's frames land
+ * elsewhere: the region is cleared before it is copied either way. The frames of a
+ * thread that was frozen lose their redzones until they return; nothing else does. */
+static void run_unpoison(const void *lo, size_t len)
+{
+#ifdef LD_CTX_ASAN
+    ASAN_UNPOISON_MEMORY_REGION(lo, len);
+#else
+    (void)lo;
+    (void)len;
+#endif
+}
+
+/* The deepest frames go to the chunk's room, since a thread that parks again soon
+ * parks at about the same depth; only what lies above them spills. */
+int ld_stack_freeze(ld_stack *chunk, ld_stack_frozen *f, const void *sp, const void *top)
+{
+    size_t len = (size_t)((const char *)top - (const char *)sp);
+    size_t room = len < LD_STACK_CHUNK_ROOM ? len : LD_STACK_CHUNK_ROOM;
+
+    run_unpoison(sp, len);
+    if (len - room > f->spill_cap) {
+        void *spill = realloc(f->spill, len - room);
+        if (spill == NULL)
+            return -ENOMEM;
+        f->spill = spill;
+        f->spill_cap = (uint32_t)(len - room);
+    }
+    memcpy(ld_stack_chunk_room(chunk), sp, room);
+    if (len > room)
+        memcpy(f->spill, (const char *)sp + room, len - room);
+    f->len = (uint32_t)len;
+    return 0;
+}
+
+void ld_stack_thaw(ld_stack *chunk, const ld_stack_frozen *f, void *top)
+{
+    char *sp = (char *)top - f->len;
+    size_t room = f->len < LD_STACK_CHUNK_ROOM ? f->len : LD_STACK_CHUNK_ROOM;
+
+    run_unpoison(sp, f->len);
+    memcpy(sp, ld_stack_chunk_room(chunk), room);
+    if (f->len > room)
+        memcpy(sp + room, f->spill, f->len - room);
+}
+
+void ld_stack_frozen_release(ld_stack_frozen *f)
+{
+    free(f->spill);
+    f->spill = NULL;
+    f->spill_cap = 0;
+    f->len = 0;
+}
