@@ -4,12 +4,13 @@
  * reference, so their ratio holds however noisy the machine is:
  *
  *   switch  one green-thread switch (a yield from one thread to the next) against
- *           ucontext's swapcontext
+ *           ucontext's swapcontext, and the same hand-over in copy mode
  *   spawn   spawn plus join of an empty green thread, stacks cached, against
  *           pthread_create plus pthread_join
  *   park    CPU per park and wake through a timer at 1, 10^3 and 10^6 sleepers: the
  *           timing wheel against a libuv timer per thread (the heap)
- *   memory  resident memory per parked green thread, over 10^5 of them
+ *   memory  resident memory per parked green thread, over 10^5 of them, with stacks
+ *           of their own and in copy mode
  *
  * The trades are not used. --micro-max caps the thread counts (park, memory).
  */

@@ -1,6 +1,7 @@
-/* micro_memory.c: resident memory per parked green thread. 10^5 threads (at most
- * --micro-max) park at once; the rise in the process's RSS, divided by their number,
- * is what each costs: the stack pages it touched, its struct, its page tables. */
+/* micro_memory.c: resident memory per parked green thread, in each stack mode. 10^5
+ * threads (at most --micro-max) park at once; the rise in the process's RSS, divided
+ * by their number, is what each costs: with a stack of its own, the stack pages it
+ * touched, its struct and its page tables; in copy mode, its chunk. */
 #include "micro.h"
 
 #include <errno.h>
@@ -43,23 +44,38 @@ static void park_all(ld_sched *s, void *arg)
         ld_gt_join(m->threads[i]);
 }
 
-int ld_micro_memory(const ld_job_input *in, ld_trade_result *out)
+/* KiB per parked thread in one mode, on a scheduler (and stacks) of its own. */
+static int memory_in_mode(enum ld_stack_mode mode, size_t n, double *kib)
 {
-    (void)out;
-    memory_run m = {.n = MEMORY_THREADS};
-    if (m.n > in->cfg->micro_max)
-        m.n = in->cfg->micro_max;
+    ld_sched_config cfg = {.mode = mode};
+    memory_run m = {.n = n};
     /* Touched before the first RSS reading, so the array is not counted. */
     m.threads = malloc(m.n * sizeof *m.threads);
     if (!m.threads)
         return -ENOMEM;
     memset(m.threads, 0, m.n * sizeof *m.threads);
-    int rc = ld_micro_run_green(NULL, park_all, &m);
+    int rc = ld_micro_run_green(&cfg, park_all, &m);
     free(m.threads);
     if (rc || m.rc)
         return rc ? rc : m.rc;
-    ld_figure_add(in->figures, "threads", (double)m.n, "threads");
-    ld_figure_add(in->figures, "kib_per_thread",
-                  (double)(m.rss_parked - m.rss_before) / (double)m.n, "KiB");
+    *kib = (double)(m.rss_parked - m.rss_before) / (double)m.n;
+    return 0;
+}
+
+int ld_micro_memory(const ld_job_input *in, ld_trade_result *out)
+{
+    (void)out;
+    size_t n = MEMORY_THREADS < in->cfg->micro_max ? MEMORY_THREADS : in->cfg->micro_max;
+    double own = 0, copy = 0;
+    int copies = ld_stack_mode_supported(LD_STACK_COPY);
+    int rc = memory_in_mode(LD_STACK_OWN, n, &own);
+    if (rc == 0 && copies)
+        rc = memory_in_mode(LD_STACK_COPY, n, &copy);
+    if (rc)
+        return rc;
+    ld_figure_add(in->figures, "threads", (double)n, "threads");
+    ld_figure_add(in->figures, "own_kib_per_thread", own, "KiB");
+    if (copies)
+        ld_figure_add(in->figures, "copy_kib_per_thread", copy, "KiB");
     return 0;
 }

@@ -128,7 +128,10 @@ int ld_micro_park(const ld_job_input *in, ld_trade_result *out)
 {
     (void)out;
     park_run r = {0};
-    int rc = ld_sched_create(&r.s, NULL);
+    /* Own stacks: a heap sleeper keeps its libuv timer on its stack while it parks,
+     * which copy mode, moving parked frames, does not allow. */
+    ld_sched_config cfg = {.mode = LD_STACK_OWN};
+    int rc = ld_sched_create(&r.s, &cfg);
     if (rc)
         return rc;
     for (size_t i = 0; rc == 0 && i < sizeof park_sizes / sizeof park_sizes[0]; i++)

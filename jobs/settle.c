@@ -73,12 +73,12 @@ void ld_settle_block_ns(int64_t ns)
         ;
 }
 
-/* A green thread per trade: one resident stack page holding its struct, the stack's
- * share of page tables, and the trade's plan, task and result. */
+/* A green thread per trade: its chunk, or one resident stack page holding its struct
+ * and the stack's share of page tables; and the trade's plan, task and result. */
 static uint64_t settle_resident_bytes(const ld_job_config *cfg, size_t n)
 {
-    (void)cfg;
-    return (uint64_t)n * (4096 + 512);
+    uint64_t thread = cfg->stack_mode == LD_STACK_COPY ? LD_GT_STACK_CHUNK : 4096;
+    return (uint64_t)n * (thread + 512);
 }
 
 static const ld_strategy settle_strategies[] = {

@@ -69,7 +69,7 @@ static const option options[] = {
     {"stack-mode", K_STACK_MODE, AT(stack_mode), 0, 0, "copy|own",
      "green threads: share one stack per carrier and copy each thread's frames out and "
      "back at a switch, as Loom does, or give each thread a stack of its own "
-     "(default copy)"},
+     "(default copy where the build's context switch allows it)"},
     {"var-kernel", K_KERNEL, AT(var_kernel), 0, 0, "sort|select",
      "var: sort every P&L (the study's way) or select the quantile (default sort)"},
     {"partition", K_PARTITION, AT(partition), 0, 0, "block|cyclic",
@@ -111,7 +111,7 @@ static void defaults(ld_options *o)
     o->pin_fraction = 0.01;
     o->pool_size = 200;
     o->stack_kib = LD_GT_STACK_DEFAULT / 1024;
-    o->stack_mode = LD_STACK_COPY;
+    o->stack_mode = ld_stack_mode_supported(LD_STACK_COPY) ? LD_STACK_COPY : LD_STACK_OWN;
     o->iterations = 1;
     o->trace_threshold_ms = 10;
     o->micro_max = 1000000;
@@ -301,7 +301,15 @@ static int apply(ld_options *o, uint32_t *strategies, int *have_strategies,
     case K_KERNEL:
         return parse_choice(opt, v, kernels, 2, (int *)(void *)field, err, errlen);
     case K_STACK_MODE:
-        return parse_choice(opt, v, stack_modes, 2, (int *)(void *)field, err, errlen);
+        if ((rc =
+                 parse_choice(opt, v, stack_modes, 2, (int *)(void *)field, err, errlen)))
+            return rc;
+        if (!ld_stack_mode_supported(*(enum ld_stack_mode *)(void *)field))
+            return fail(err, errlen,
+                        "--stack-mode %s needs the assembly context switch, and this "
+                        "build uses ucontext: use --stack-mode own",
+                        v);
+        return 0;
     case K_PARTITION:
         return parse_choice(opt, v, partitions, 2, (int *)(void *)field, err, errlen);
     case K_JOBS:
@@ -447,16 +455,18 @@ void ld_options_usage(FILE *out)
     }
     usage_jobs(out);
     fprintf(out,
-            "\nMemory: the green strategies keep one green thread per trade, each a\n"
-            "stack of which one 4 KiB page is resident, with the thread's struct in\n"
-            "it, plus about 0.5 KiB of page tables and per-trade state: about\n"
-            "4.6 KiB per trade on its rank, so N trades on one rank need N x 4.6 KiB\n"
-            "(1,000,000 trades: about 4.3 GiB; 8,000: 37 MiB). Stacks are virtual\n"
-            "memory beyond that (--stack-size each) and need no sysctl: past what\n"
-            "vm.max_map_count allows for guard pages, stacks are canary-checked. A\n"
-            "run whose trades need more than 90%% of MemAvailable (or of the cgroup's\n"
-            "memory.max) fails before it starts, naming the limit. micro needs\n"
-            "--micro-max x 4.5 KiB.\n");
+            "\nMemory: the green strategies keep one green thread per trade. In copy\n"
+            "mode (the default) a parked thread is a 512-byte chunk holding its\n"
+            "struct and frozen frames, plus about 0.5 KiB of per-trade state: N\n"
+            "trades on one rank need about N x 1 KiB (1,000,000 trades: about\n"
+            "1 GiB; 8,000: 8 MiB), and each carrier maps one --stack-size stack.\n"
+            "With --stack-mode own each thread keeps one 4 KiB page of its stack\n"
+            "resident: about N x 4.6 KiB (1,000,000 trades: about 4.3 GiB), plus\n"
+            "--stack-size of virtual memory per thread. Neither needs a sysctl: past\n"
+            "what vm.max_map_count allows for guard pages, own stacks are\n"
+            "canary-checked. A run whose trades need more than 90%% of MemAvailable\n"
+            "(or of the cgroup's memory.max) fails before it starts, naming the\n"
+            "limit. micro needs --micro-max x 4.5 KiB.\n");
     fprintf(out,
             "\nExit status: 0 on success, 2 for a bad option or an output that cannot\n"
             "be written, 1 for a failure during the run.\n");

@@ -64,24 +64,31 @@ static uint64_t address_room(const char **limit)
     return as <= ds ? as : ds;
 }
 
-/* This rank's check: its trades' stacks against its limits, with a tenth to spare
- * for everything else a run maps. */
+/* This rank's check: its trades' stacks (in copy mode, their chunks) against its
+ * limits, with a tenth to spare for everything else a run maps. */
 static int stacks_fit(const ld_options *o, int rank, int size, char *err, size_t errlen)
 {
     uint64_t n =
         o->trades / (uint64_t)size + ((uint64_t)rank < o->trades % (uint64_t)size);
-    uint64_t need = n * ((uint64_t)o->stack_kib * 1024 + page_bytes());
+    int copy = o->stack_mode == LD_STACK_COPY;
+    uint64_t each =
+        copy ? LD_GT_STACK_CHUNK : (uint64_t)o->stack_kib * 1024 + page_bytes();
+    uint64_t need = n * each;
     const char *limit;
     uint64_t room = address_room(&limit);
     if (!selects_carriers(o) || room == UINT64_MAX || (double)need <= 0.9 * (double)room)
         return 1;
-    char a[32], b[32];
+    char a[32], b[32], what[64];
+    if (copy)
+        snprintf(what, sizeof what, "chunks of %u bytes", LD_GT_STACK_CHUNK);
+    else
+        snprintf(what, sizeof what, "stacks of %u KiB", o->stack_kib);
     snprintf(err, errlen,
-             "rank %d needs %s of address space for %llu green-thread stacks of %u KiB, "
-             "but %s leaves it %s: use more ranks, fewer --trades or a smaller "
-             "--stack-size",
-             rank, human(need, a, sizeof a), (unsigned long long)n, o->stack_kib, limit,
-             human(room, b, sizeof b));
+             "rank %d needs %s of address space for %llu green-thread %s, but %s leaves "
+             "it %s: use more ranks or fewer --trades%s",
+             rank, human(need, a, sizeof a), (unsigned long long)n, what, limit,
+             human(room, b, sizeof b),
+             copy ? "" : ", a smaller --stack-size or --stack-mode copy");
     return 0;
 }
 

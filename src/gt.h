@@ -51,6 +51,10 @@ typedef void (*ld_gt_fn)(void *arg);
  */
 enum ld_stack_mode { LD_STACK_OWN, LD_STACK_COPY };
 
+/* Whether this build can run threads in `mode`: copy mode needs an assembly context
+ * switch, since a ucontext keeps pointers into its own stack. */
+int ld_stack_mode_supported(enum ld_stack_mode mode);
+
 /* Bytes of a copy-mode chunk: the thread's struct, then its frozen frames. */
 #define LD_GT_STACK_CHUNK 512u
 

@@ -15,6 +15,11 @@
 #include <sanitizer/asan_interface.h>
 #endif
 
+int ld_stack_mode_supported(enum ld_stack_mode mode)
+{
+    return mode == LD_STACK_OWN || LD_CTX_COPYABLE;
+}
+
 /* One stack for all of a scheduler's threads: two VMAs per carrier need no budget. */
 int ld_stack_run_map(ld_stack *run, size_t size)
 {
@@ -65,14 +70,27 @@ static void run_unpoison(const void *lo, size_t len)
 #endif
 }
 
+/* Whole cache lines, each a fixed-size copy the compiler turns into vector moves: a
+ * string move's start-up would cost more than the few lines a parked thread has. */
+static void copy_lines(char *dst, const char *src, size_t bytes)
+{
+    size_t i;
+
+    for (i = 0; i < bytes; i += LD_STACK_LINE)
+        __builtin_memcpy(dst + i, src + i, LD_STACK_LINE);
+}
+
 /* The deepest frames go to the chunk's room, since a thread that parks again soon
- * parks at about the same depth; only what lies above them spills. */
+ * parks at about the same depth; only what lies above them spills. The copy starts at
+ * the line sp lies in, so it is whole lines on both sides; the run stack's top and the
+ * room are line-aligned. */
 int ld_stack_freeze(ld_stack *chunk, ld_stack_frozen *f, const void *sp, const void *top)
 {
-    size_t len = (size_t)((const char *)top - (const char *)sp);
+    const char *lo = (const char *)((uintptr_t)sp & ~(uintptr_t)(LD_STACK_LINE - 1));
+    size_t len = (size_t)((const char *)top - lo);
     size_t room = len < LD_STACK_CHUNK_ROOM ? len : LD_STACK_CHUNK_ROOM;
 
-    run_unpoison(sp, len);
+    run_unpoison(lo, len);
     if (len - room > f->spill_cap) {
         void *spill = realloc(f->spill, len - room);
         if (spill == NULL)
@@ -80,22 +98,22 @@ int ld_stack_freeze(ld_stack *chunk, ld_stack_frozen *f, const void *sp, const v
         f->spill = spill;
         f->spill_cap = (uint32_t)(len - room);
     }
-    memcpy(ld_stack_chunk_room(chunk), sp, room);
+    copy_lines(ld_stack_chunk_room(chunk), lo, room);
     if (len > room)
-        memcpy(f->spill, (const char *)sp + room, len - room);
+        memcpy(f->spill, lo + room, len - room);
     f->len = (uint32_t)len;
     return 0;
 }
 
 void ld_stack_thaw(ld_stack *chunk, const ld_stack_frozen *f, void *top)
 {
-    char *sp = (char *)top - f->len;
+    char *lo = (char *)top - f->len;
     size_t room = f->len < LD_STACK_CHUNK_ROOM ? f->len : LD_STACK_CHUNK_ROOM;
 
-    run_unpoison(sp, f->len);
-    memcpy(sp, ld_stack_chunk_room(chunk), room);
+    run_unpoison(lo, f->len);
+    copy_lines(lo, ld_stack_chunk_room(chunk), room);
     if (f->len > room)
-        memcpy(sp + room, f->spill, f->len - room);
+        memcpy(lo + room, f->spill, f->len - room);
 }
 
 void ld_stack_frozen_release(ld_stack_frozen *f)

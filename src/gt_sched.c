@@ -31,6 +31,11 @@
 #define LD_SCHED_BATCH 128
 #define LD_SCHED_POLL_NS 50000u
 
+/* How far back in the run queue the scheduler starts fetching a thread's memory, and
+ * how many bytes of its saved frames: a parked settle trade's are 256. */
+#define LD_SCHED_PREFETCH 6
+#define LD_SCHED_PREFETCH_FRAMES 256u
+
 /* An idle carrier wakes for its sleepers on multiples of 2^17 ns (131 µs): every
  * deadline within one such window shares one wake-up, which costs a few µs of system
  * calls, at the price of waking each sleeper up to 131 µs after its tick. */
@@ -38,7 +43,7 @@
 #define LD_SCHED_CACHE_DEFAULT 1024u
 
 enum ld_gt_state {
-    GT_READY,     /* in the run queue */
+    GT_READY,     /* in the run queue (a sleeper the wheel woke keeps GT_SLEEPING) */
     GT_RUNNING,   /* on the carrier now */
     GT_PARKED,    /* in ld_gt_park, until an unpark */
     GT_SUSPENDED, /* in ld_gt_suspend, until a resume */
@@ -57,7 +62,6 @@ struct ld_gt {
     ld_stack stack; /* copy mode: the chunk, naming the run stack */
     ld_ctx ctx;
     ld_sched *sched;
-    ld_gt *next;        /* run queue link */
     ld_gt *remote_next; /* remote queue link, under sched->remote_lock */
     ld_gt *wait_next;   /* a lock's queue link, for its owner (gt_mutex.c) */
     ld_gt *joiner;
@@ -65,7 +69,6 @@ struct ld_gt {
     ld_gt_fn fn;
     void *arg;
     uint64_t id;
-    ld_wheel_entry sleep;         /* what ld_gt_sleep_ns waits on */
     _Atomic unsigned remote_wake; /* GT_WAKE_* posted and not yet delivered */
     unsigned char state;          /* enum ld_gt_state */
     bool joinable;
@@ -81,8 +84,10 @@ _Static_assert(sizeof(ld_gt) <= LD_STACK_CHUNK_HEADER,
 struct ld_sched {
     ld_ctx ctx; /* the carrier's own context, where ld_sched_run runs */
     ld_gt *current;
-    ld_gt *runq_head;
-    ld_gt *runq_tail;
+    ld_gt **runq; /* the run queue, a ring of runq_cap (a power of 2) >= live */
+    size_t runq_cap;
+    size_t runq_head;
+    size_t runq_len;
     size_t live;     /* spawned threads whose fn has not returned */
     unsigned direct; /* yields left that may switch thread to thread, this batch */
     bool running;
@@ -130,25 +135,49 @@ static uint64_t sched_next_id(ld_sched *s)
 }
 
 /* The run queue is FIFO: a thread that yields runs again after every other runnable
- * one, however often the loop is polled in between. */
+ * one, however often the loop is polled in between. It is a ring of pointers, not a
+ * list through the threads, so queueing a thread touches none of its memory and the
+ * scheduler can fetch the threads due next ahead of time. A thread is queued at most
+ * once, so a ring as large as the live threads never overflows. */
 static void runq_push(ld_sched *s, ld_gt *g)
 {
-    g->next = NULL;
-    if (s->runq_tail != NULL)
-        s->runq_tail->next = g;
-    else
-        s->runq_head = g;
-    s->runq_tail = g;
+    s->runq[(s->runq_head + s->runq_len++) & (s->runq_cap - 1)] = g;
 }
 
 static ld_gt *runq_pop(ld_sched *s)
 {
-    ld_gt *g = s->runq_head;
+    ld_gt *g = s->runq[s->runq_head];
 
-    s->runq_head = g->next;
-    if (s->runq_head == NULL)
-        s->runq_tail = NULL;
+    s->runq_head = (s->runq_head + 1) & (s->runq_cap - 1);
+    s->runq_len--;
     return g;
+}
+
+/* The thread `ahead` places behind the head of the queue; NULL past its end. */
+static ld_gt *runq_peek(const ld_sched *s, size_t ahead)
+{
+    return ahead < s->runq_len ? s->runq[(s->runq_head + ahead) & (s->runq_cap - 1)]
+                               : NULL;
+}
+
+/* Before a spawn: room in the ring for one more live thread, the queue kept in order. */
+static int runq_reserve(ld_sched *s)
+{
+    size_t cap = s->runq_cap ? s->runq_cap * 2 : 64, i;
+    ld_gt **ring;
+
+    if (s->live < s->runq_cap)
+        return 0;
+    ring = malloc(cap * sizeof *ring);
+    if (ring == NULL)
+        return -ENOMEM;
+    for (i = 0; i < s->runq_len; i++)
+        ring[i] = runq_peek(s, i);
+    free(s->runq);
+    s->runq = ring;
+    s->runq_cap = cap;
+    s->runq_head = 0;
+    return 0;
 }
 
 /* A thread made runnable by a libuv callback while the loop waits (a uv timer due at
@@ -306,9 +335,9 @@ static void sched_enter(ld_sched *s, ld_gt *g)
     atomic_store_explicit(&s->observed_id, g->id, memory_order_relaxed);
 }
 
-/* Copy mode, before g runs: the run stack must hold g's frames. Whoever's are there
- * are frozen only now, so a thread that runs again before any other copies nothing. A
- * thread that has not run yet gets its first frame on the run stack itself. */
+/* Copy mode, before g runs: the run stack must hold g's frames (a new thread's are its
+ * first frame). Whoever's are there are frozen only now, so a thread that runs again
+ * before any other copies nothing. */
 static void sched_thaw(ld_sched *s, ld_gt *g)
 {
     char *top = (char *)s->run.lo + s->run.size;
@@ -322,10 +351,7 @@ static void sched_thaw(ld_sched *s, ld_gt *g)
                 (unsigned long long)prev->id);
         abort();
     }
-    if (g->started)
-        ld_stack_thaw(&g->stack, &g->frozen, top);
-    else
-        ld_ctx_make(&g->ctx, s->run.lo, s->run.size, gt_entry, g);
+    ld_stack_thaw(&g->stack, &g->frozen, top);
     s->owner = g;
 }
 
@@ -347,30 +373,40 @@ static void sched_resume(ld_sched *s, ld_gt *g)
         gt_finish(s, g);
 }
 
+/* With many threads, each lives in memory of its own that has long left the cache:
+ * start fetching the struct and saved frames (in copy mode, the frozen frames) of a
+ * thread a few places back in the queue, so that its misses overlap with the work of
+ * the ones in front of it. Always inlined: GCC deems a function that only prefetches
+ * free of effects, and drops every call to it. */
+static inline __attribute__((always_inline)) void sched_prefetch(const ld_sched *s,
+                                                                 const ld_gt *g)
+{
+    const char *frames;
+    size_t off;
+
+    if (g == NULL)
+        return;
+    __builtin_prefetch(g);
+    __builtin_prefetch((const char *)g + 64);
+    frames = s->run.lo != NULL ? ld_stack_chunk_room((ld_stack *)&g->stack) : g->ctx.sp;
+    for (off = 0; off < LD_SCHED_PREFETCH_FRAMES; off += 64)
+        __builtin_prefetch(frames + off);
+}
+
 static void sched_run_batch(ld_sched *s)
 {
     int i;
 
-    for (i = 0; i < LD_SCHED_BATCH && s->runq_head != NULL; i++) {
-        ld_gt *g = runq_pop(s);
-
-        /* With many threads each lives in a page of its own: start fetching the next
-         * one's struct and saved frame (in copy mode, its frozen frames) while this
-         * one runs. */
-        if (s->runq_head != NULL) {
-            ld_gt *next = s->runq_head;
-            __builtin_prefetch(next);
-            __builtin_prefetch(s->run.lo != NULL ? ld_stack_chunk_room(&next->stack)
-                                                 : next->ctx.sp);
-        }
-        sched_resume(s, g);
+    for (i = 0; i < LD_SCHED_BATCH && s->runq_len != 0; i++) {
+        sched_prefetch(s, runq_peek(s, LD_SCHED_PREFETCH));
+        sched_resume(s, runq_pop(s));
     }
 }
 
-static void sched_on_wheel_fire(ld_wheel_entry *e, void *ctx)
+/* A sleeper is queued without being touched: it learns it is running when it runs. */
+static void sched_on_wheel_fire(void *item, void *ctx)
 {
-    (void)ctx;
-    gt_make_ready((ld_gt *)((char *)e - offsetof(ld_gt, sleep)));
+    runq_push(ctx, item);
 }
 
 /* Wake every sleeper whose deadline has passed, without waiting for the timerfd: a
@@ -378,7 +414,7 @@ static void sched_on_wheel_fire(ld_wheel_entry *e, void *ctx)
 static void sched_expire(ld_sched *s, uint64_t now)
 {
     if (s->wheel.count != 0)
-        ld_wheel_advance(&s->wheel, ld_wheel_tick_floor(now), sched_on_wheel_fire, NULL);
+        ld_wheel_advance(&s->wheel, ld_wheel_tick_floor(now), sched_on_wheel_fire, s);
 }
 
 /* Before the loop may block: the timerfd must expire at the wheel's next tick, rounded
@@ -426,7 +462,7 @@ int ld_sched_run(ld_sched *s)
 
         sched_expire(s, now);
         sched_run_batch(s);
-        if (s->runq_head != NULL) {
+        if (s->runq_len != 0) {
             if (now - s->polled_at >= LD_SCHED_POLL_NS) {
                 s->polled_at = now;
                 uv_run(&s->loop, UV_RUN_NOWAIT);
@@ -477,7 +513,7 @@ static int sched_run_stack_map(ld_sched *s)
 {
     if (ld_stack_pool_mode(s->stacks.pool) != LD_STACK_COPY)
         return 0;
-    if (!LD_CTX_COPYABLE)
+    if (!ld_stack_mode_supported(LD_STACK_COPY))
         return -ENOTSUP;
     return ld_stack_run_map(&s->run, ld_stack_pool_size(s->stacks.pool));
 }
@@ -560,6 +596,8 @@ void ld_sched_destroy(ld_sched *s)
     uv_run(&s->loop, UV_RUN_NOWAIT);
     uv_loop_close(&s->loop);
     close(s->timer_fd);
+    ld_wheel_fini(&s->wheel);
+    free(s->runq);
     pthread_mutex_destroy(&s->remote_lock);
     if (s->run.lo != NULL)
         ld_stack_run_unmap(&s->run);
@@ -592,6 +630,8 @@ int ld_gt_spawn(ld_sched *s, ld_gt_fn fn, void *arg, ld_gt **out)
         return -EINVAL;
     if (s != sched_self)
         return -EPERM;
+    if (runq_reserve(s) != 0)
+        return -ENOMEM;
     st = ld_stack_get(&s->stacks);
     if (st == NULL)
         return -ENOMEM;
@@ -608,8 +648,11 @@ int ld_gt_spawn(ld_sched *s, ld_gt_fn fn, void *arg, ld_gt **out)
     g->started = false;
     g->frozen = (ld_stack_frozen){0};
     if (s->run.lo != NULL) {
-        st->lo = s->run.lo; /* its first frame is made when it first runs */
+        st->lo = s->run.lo;
         st->size = s->run.size;
+        ld_ctx_make_frozen(&g->ctx, ld_stack_chunk_room(st), st->lo, st->size, gt_entry,
+                           g);
+        g->frozen.len = LD_CTX_FRAME_MAX;
     } else {
         ld_ctx_make(&g->ctx, st->lo, (size_t)((char *)st - (char *)st->lo), gt_entry, g);
     }
@@ -635,7 +678,7 @@ uint64_t ld_gt_id(const ld_gt *g)
  * and it has a stack of its own (in copy mode the scheduler must move the frames). */
 static ld_gt *sched_direct_next(ld_sched *s)
 {
-    ld_gt *next = s->runq_head;
+    ld_gt *next = runq_peek(s, 0);
 
     if (next == NULL || !next->started || s->direct == 0 || s->run.lo != NULL)
         return NULL;
@@ -665,22 +708,28 @@ void ld_gt_yield(void)
 }
 
 /* The deadline is taken from the clock now and rounded up to the wheel's tick, so the
- * sleep never ends early; the entry lives in the thread, so a sleep allocates nothing. */
+ * sleep never ends early. A wheel that cannot grow leaves the thread yielding until
+ * its deadline instead: slower, never wrong. */
 void ld_gt_sleep_ns(uint64_t ns)
 {
     ld_gt *g = ld_gt_self();
+    uint64_t deadline;
+    int rc;
 
     if (g == NULL)
         return;
     if (ns > UINT64_MAX / 4)
         ns = UINT64_MAX / 4;
-    if (ns == 0 ||
-        ld_wheel_add(&g->sched->wheel, &g->sleep, ld_wheel_tick_ceil(uv_hrtime() + ns))) {
-        ld_gt_yield();
+    deadline = uv_hrtime() + ns;
+    rc = ns == 0 ? 1 : ld_wheel_add(&g->sched->wheel, g, ld_wheel_tick_ceil(deadline));
+    if (rc == 0) {
+        g->state = GT_SLEEPING;
+        gt_block(g);
         return;
     }
-    g->state = GT_SLEEPING;
-    gt_block(g);
+    do
+        ld_gt_yield();
+    while (rc < 0 && uv_hrtime() < deadline);
 }
 
 /* Joining waits on the joined thread's carrier, so both must share it. A thread that

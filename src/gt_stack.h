@@ -89,7 +89,8 @@ enum ld_stack_mode ld_stack_pool_mode(const ld_stack_pool *p);
 size_t ld_stack_pool_size(const ld_stack_pool *p);
 
 /* Copy mode: a chunk's header holds the ld_stack and the thread's struct, and right
- * after it, in the lines a resume fetches anyway, the room for its frozen frames. */
+ * after it, in the lines a resume fetches anyway, the room for its frozen frames: both
+ * whole cache lines. */
 #define LD_STACK_CHUNK_HEADER 192u
 #define LD_STACK_CHUNK_ROOM (LD_GT_STACK_CHUNK - LD_STACK_CHUNK_HEADER)
 
@@ -106,20 +107,23 @@ size_t ld_stack_page(void);
 int ld_stack_run_map(ld_stack *run, size_t size);
 void ld_stack_run_unmap(ld_stack *run);
 
-/* Copy mode: the frames a switched-out thread left on the run stack, [sp, top). What
- * fits stays in the chunk's room; a deeper stack keeps the rest in a heap spill that
- * grows as needed and lives until ld_stack_frozen_release. */
+/* Copy mode: the frames a switched-out thread left on the run stack, the len bytes
+ * below top: whole cache lines from the one its stack pointer lies in. What fits stays
+ * in the chunk's room; a deeper stack keeps the rest in a heap spill that grows as
+ * needed and lives until ld_stack_frozen_release. */
+#define LD_STACK_LINE 64u
+
 typedef struct ld_stack_frozen {
     void *spill;
-    uint32_t len;       /* bytes frozen */
+    uint32_t len;       /* bytes frozen, a multiple of LD_STACK_LINE */
     uint32_t spill_cap; /* bytes of spill */
 } ld_stack_frozen;
 
-/* Copy [sp, top) of the run stack out. -ENOMEM if a spill cannot grow: the frames are
- * then lost and the thread cannot run again. */
+/* Copy the run stack out from sp's line to top, which is line-aligned. -ENOMEM if a
+ * spill cannot grow: the frames are then lost and the thread cannot run again. */
 int ld_stack_freeze(ld_stack *chunk, ld_stack_frozen *f, const void *sp, const void *top);
 
-/* Copy the frozen frames back to where they were, just below top. */
+/* Copy the frozen frames back to where they were, the f->len bytes below top. */
 void ld_stack_thaw(ld_stack *chunk, const ld_stack_frozen *f, void *top);
 
 void ld_stack_frozen_release(ld_stack_frozen *f);

@@ -101,6 +101,31 @@ static inline void ld_ctx_make(ld_ctx *c, void *stack_lo, size_t size, ld_ctx_en
 #endif
 }
 
+/* The most bytes a first frame takes: 80 on x86-64, 176 on AArch64. */
+#define LD_CTX_FRAME_MAX 192u
+
+/* Copy mode: a new context for the stack [stack_lo, stack_lo + size), whose top is
+ * 16-byte aligned, with its first frame built in the LD_CTX_FRAME_MAX bytes at
+ * `frozen` (whose end is 16-byte aligned) instead: the caller copies all of them to
+ * the top of the stack before the first switch. The frame holds no address of its own
+ * stack, so it works wherever it lands. Here, as at any spawn, the new context gets
+ * the control words of the thread that makes it. */
+static inline void ld_ctx_make_frozen(ld_ctx *c, void *frozen, void *stack_lo,
+                                      size_t size, ld_ctx_entry entry, void *arg)
+{
+    char *sp = ld_ctx_frame(frozen, LD_CTX_FRAME_MAX, entry, arg);
+
+    c->sp = (char *)stack_lo + size - ((char *)frozen + LD_CTX_FRAME_MAX - sp);
+#ifdef LD_CTX_ASAN
+    c->stack_lo = stack_lo;
+    c->stack_size = size;
+    c->fake_stack = NULL;
+#endif
+#ifdef LD_CTX_TSAN
+    c->fiber = __tsan_create_fiber(0);
+#endif
+}
+
 /* First thing an entry function does: completes the switch that started it, and
  * records the stack of `from` (the context that switched here) for later switches. */
 static inline void ld_ctx_started(ld_ctx *from)

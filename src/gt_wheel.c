@@ -1,15 +1,103 @@
-/* gt_wheel.c: the hierarchical timing wheel behind ld_gt_sleep_ns. */
+/* gt_wheel.c: the hierarchical timing wheel behind ld_gt_sleep_ns.
+ *
+ * Why advance never runs out of blocks. Every block of a slot but its tail is full, so
+ * a slot of n pairs holds at most n/15 + 1 blocks (integer division), and all the slots
+ * together at most count/15 + (non-empty slots) <= count/15 + min(count, 2048). While a
+ * list detached from a slot is walked, it adds the block being walked and the rest of
+ * the list, whose blocks are full but for its last: (pairs left)/15 + 1 more. Taking a
+ * block therefore never brings the blocks in use above count/15 + min(count, 2048) + 2,
+ * the number blocks_needed returns and ld_wheel_add keeps the wheel owning, with the
+ * pair just placed counted. Advance only ever lowers count, blocks_needed grows with
+ * count, and blocks are never freed before fini, so the bound set up by the last add
+ * holds until the next; adds made by fire callbacks set it up again for themselves.
+ */
 #include "gt_wheel.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define WHEEL_BITS 8u
 #define WHEEL_MASK (LD_WHEEL_SLOTS - 1u)
+#define WHEEL_SLOTS_ALL ((size_t)LD_WHEEL_LEVELS * LD_WHEEL_SLOTS)
+#define BATCH_BLOCKS 64 /* blocks per allocation, the first of them its header */
+
+typedef struct pair {
+    void *item;
+    uint64_t due; /* tick */
+} pair;
+
+/* Four cache lines, aligned to them, so a walk through a slot streams. */
+struct ld_wheel_block {
+    _Alignas(64) ld_wheel_block *next;
+    unsigned n; /* pairs used, oldest first */
+    pair pairs[LD_WHEEL_BLOCK_ITEMS];
+};
+
+_Static_assert(sizeof(ld_wheel_block) <= 256, "a block is at most four cache lines");
 
 void ld_wheel_init(ld_wheel *w, uint64_t now)
 {
     memset(w, 0, sizeof *w);
     w->now = now;
+}
+
+/* Blocks are handed out singly but allocated by the batch, so only batches are freed. */
+void ld_wheel_fini(ld_wheel *w)
+{
+    ld_wheel_block *batch = w->batches, *next;
+
+    for (; batch != NULL; batch = next) {
+        next = batch->next;
+        free(batch);
+    }
+    ld_wheel_init(w, w->now);
+}
+
+/* One allocation for many blocks: its first block links the batches for fini, the
+ * others go on the free list, lowest address on top so a slot's blocks run upwards. */
+static int wheel_grow(ld_wheel *w)
+{
+    ld_wheel_block *batch =
+        aligned_alloc(_Alignof(ld_wheel_block), BATCH_BLOCKS * sizeof *batch);
+    int i;
+
+    if (batch == NULL)
+        return -ENOMEM;
+    batch->next = w->batches;
+    w->batches = batch;
+    for (i = BATCH_BLOCKS - 1; i >= 1; i--) {
+        batch[i].next = w->free;
+        w->free = &batch[i];
+    }
+    w->owned += BATCH_BLOCKS - 1;
+    return 0;
+}
+
+/* The blocks a wheel of `count` pairs must own for advance never to run out (see the
+ * top of this file). */
+static size_t blocks_needed(size_t count)
+{
+    return count / LD_WHEEL_BLOCK_ITEMS +
+           (count < WHEEL_SLOTS_ALL ? count : WHEEL_SLOTS_ALL) + 2;
+}
+
+/* A spare block, emptied; the bound above guarantees there is one. */
+static ld_wheel_block *block_take(ld_wheel *w)
+{
+    ld_wheel_block *b = w->free;
+
+    w->free = b->next;
+    b->next = NULL;
+    b->n = 0;
+    return b;
+}
+
+/* Last freed, first reused: the block most likely still in cache. */
+static void block_give(ld_wheel *w, ld_wheel_block *b)
+{
+    b->next = w->free;
+    w->free = b;
 }
 
 /* The level of the highest byte in which due and the clock differ (they do differ). */
@@ -18,21 +106,32 @@ static unsigned wheel_level(uint64_t due, uint64_t now)
     return (unsigned)(63 - __builtin_clzll(due ^ now)) / WHEEL_BITS;
 }
 
-static void slot_push(ld_wheel *w, unsigned level, unsigned slot, ld_wheel_entry *e)
+/* Append to the slot's tail block, starting a block when it is full or there is none:
+ * every block but the tail stays full, which the bound on blocks relies on. */
+static void slot_push(ld_wheel *w, unsigned level, unsigned slot, void *item,
+                      uint64_t due)
 {
-    e->next = NULL;
-    if (w->tail[level][slot] != NULL)
-        w->tail[level][slot]->next = e;
-    else
-        w->head[level][slot] = e;
-    w->tail[level][slot] = e;
-    w->busy[level][slot / 64] |= 1ull << (slot % 64);
+    ld_wheel_block *b = w->tail[level][slot];
+
+    if (b == NULL) {
+        b = block_take(w);
+        w->head[level][slot] = b;
+        w->tail[level][slot] = b;
+        w->busy[level][slot / 64] |= 1ull << (slot % 64);
+    } else if (b->n == LD_WHEEL_BLOCK_ITEMS) {
+        b->next = block_take(w);
+        b = b->next;
+        w->tail[level][slot] = b;
+    }
+    b->pairs[b->n].item = item;
+    b->pairs[b->n].due = due;
+    b->n++;
 }
 
-/* Empty a slot and return its list, oldest first. */
-static ld_wheel_entry *slot_take(ld_wheel *w, unsigned level, unsigned slot)
+/* Empty a slot and return its list of blocks, oldest first. */
+static ld_wheel_block *slot_take(ld_wheel *w, unsigned level, unsigned slot)
 {
-    ld_wheel_entry *list = w->head[level][slot];
+    ld_wheel_block *list = w->head[level][slot];
 
     w->head[level][slot] = NULL;
     w->tail[level][slot] = NULL;
@@ -40,25 +139,28 @@ static ld_wheel_entry *slot_take(ld_wheel *w, unsigned level, unsigned slot)
     return list;
 }
 
-/* An entry due now goes to the slot that fires next; any other to its level. */
-static void wheel_place(ld_wheel *w, ld_wheel_entry *e)
+/* A pair due now goes to the slot that fires next; any other to its level. */
+static void wheel_place(ld_wheel *w, void *item, uint64_t due)
 {
     unsigned level;
 
-    if (e->due == w->now) {
-        slot_push(w, 0, (unsigned)(w->now & WHEEL_MASK), e);
+    if (due == w->now) {
+        slot_push(w, 0, (unsigned)(w->now & WHEEL_MASK), item, due);
         return;
     }
-    level = wheel_level(e->due, w->now);
-    slot_push(w, level, (unsigned)(e->due >> (level * WHEEL_BITS)) & WHEEL_MASK, e);
+    level = wheel_level(due, w->now);
+    slot_push(w, level, (unsigned)(due >> (level * WHEEL_BITS)) & WHEEL_MASK, item, due);
 }
 
-int ld_wheel_add(ld_wheel *w, ld_wheel_entry *e, uint64_t due)
+/* Growing comes first, so a failure leaves the wheel as it was. One batch is enough:
+ * blocks_needed rises by at most two per pair, and it held before this add. */
+int ld_wheel_add(ld_wheel *w, void *item, uint64_t due)
 {
     if (due <= w->now)
         return 1;
-    e->due = due;
-    wheel_place(w, e);
+    if (w->owned < blocks_needed(w->count + 1) && wheel_grow(w) != 0)
+        return -ENOMEM;
+    wheel_place(w, item, due);
     w->count++;
     return 0;
 }
@@ -77,7 +179,7 @@ static int next_busy(const uint64_t *busy, unsigned after)
     return -1;
 }
 
-/* Entries of a level are all due before the next boundary of the level above, so the
+/* Pairs of a level are all due before the next boundary of the level above, so the
  * lowest non-empty level holds the answer: the start of its first non-empty slot. */
 uint64_t ld_wheel_next(const ld_wheel *w)
 {
@@ -101,24 +203,55 @@ uint64_t ld_wheel_next(const ld_wheel *w)
 }
 
 /* At a boundary of level L (every lower byte of the clock 0), the slot the clock has
- * reached there moves down: its entries are placed again against the new clock. */
+ * reached there moves down: its pairs are placed again against the new clock, all in
+ * levels below L, and each block goes back free once walked, for the next to reuse.
+ * Only the wheel's own blocks are read. */
 static void wheel_cascade(ld_wheel *w)
 {
     unsigned level;
 
     for (level = LD_WHEEL_LEVELS - 1; level >= 1; level--) {
         unsigned shift = level * WHEEL_BITS;
-        ld_wheel_entry *e, *next;
+        ld_wheel_block *b, *next;
 
         if ((w->now & ((1ull << shift) - 1)) != 0)
             continue;
-        for (e = slot_take(w, level, (unsigned)(w->now >> shift) & WHEEL_MASK); e != NULL;
-             e = next) {
-            next = e->next;
+        for (b = slot_take(w, level, (unsigned)(w->now >> shift) & WHEEL_MASK); b != NULL;
+             b = next) {
+            unsigned i;
+
+            next = b->next;
             if (next != NULL)
                 __builtin_prefetch(next);
-            wheel_place(w, e);
+            for (i = 0; i < b->n; i++)
+                wheel_place(w, b->pairs[i].item, b->pairs[i].due);
+            block_give(w, b);
         }
+    }
+}
+
+/* Fire the level-0 slot of the clock's tick. Its list is detached first, and what fire
+ * adds is due after the clock, so it lands in another slot (a later one of level 0, or
+ * a higher level) and never in the list being walked, which fire cannot reach. The
+ * items of a block are prefetched together, a hint that never faults, so the misses
+ * fire is about to take on them overlap rather than queue. */
+static void wheel_fire(ld_wheel *w, ld_wheel_fire fire, void *ctx)
+{
+    ld_wheel_block *b, *next;
+
+    for (b = slot_take(w, 0, (unsigned)(w->now & WHEEL_MASK)); b != NULL; b = next) {
+        unsigned i;
+
+        next = b->next;
+        if (next != NULL)
+            __builtin_prefetch(next);
+        for (i = 0; i < b->n; i++)
+            __builtin_prefetch(b->pairs[i].item);
+        for (i = 0; i < b->n; i++) {
+            w->count--;
+            fire(b->pairs[i].item, ctx);
+        }
+        block_give(w, b);
     }
 }
 
@@ -127,19 +260,12 @@ void ld_wheel_advance(ld_wheel *w, uint64_t now, ld_wheel_fire fire, void *ctx)
 {
     while (w->count != 0) {
         uint64_t t = ld_wheel_next(w);
-        ld_wheel_entry *e, *next;
 
         if (t > now)
             break;
         w->now = t;
         wheel_cascade(w);
-        for (e = slot_take(w, 0, (unsigned)(t & WHEEL_MASK)); e != NULL; e = next) {
-            next = e->next;
-            if (next != NULL)
-                __builtin_prefetch(next); /* entries live in pages of their own */
-            w->count--;
-            fire(e, ctx);
-        }
+        wheel_fire(w, fire, ctx);
     }
     if (now > w->now)
         w->now = now;

@@ -1,15 +1,25 @@
 /* gt_wheel.h: a hierarchical timing wheel with nanosecond deadlines (internal to src/).
  *
  * Time is counted in ticks of 2^LD_WHEEL_TICK_SHIFT ns (about 16 µs). A deadline is
- * rounded up to a whole tick, so an entry never fires early and at most one tick late
- * (plus however late the wheel is advanced). Adding and firing an entry cost O(1)
- * whatever the number of entries: a million sleepers cost no more per sleep than one.
+ * rounded up to a whole tick, so an item never fires early and at most one tick late
+ * (plus however late the wheel is advanced). Adding and firing an item cost O(1)
+ * whatever the number of items: a million sleepers cost no more per sleep than one.
  *
- * Eight levels of 256 slots cover every 64-bit tick. An entry sits at the level of the
+ * Eight levels of 256 slots cover every 64-bit tick. An item sits at the level of the
  * highest byte in which its deadline differs from the wheel's clock, in the slot of
- * that byte; when the clock reaches the start of that slot the entry moves down a
- * level (a cascade), and at level 0 it fires. Slots are FIFO, so entries due in the
+ * that byte; when the clock reaches the start of that slot the item moves down a
+ * level (a cascade), and at level 0 it fires. Slots are FIFO, so items due in the
  * same tick fire in the order they were added.
+ *
+ * The wheel owns its entries: a slot is a list of blocks of LD_WHEEL_BLOCK_ITEMS
+ * (item, due) pairs, taken from batches the wheel allocates. An item is an opaque
+ * pointer the wheel never dereferences; it is handed back to the fire callback, so a
+ * cascade reads only the wheel's own contiguous blocks, never the items' memory.
+ *
+ * Only ld_wheel_add allocates: it keeps the wheel owning enough blocks for every
+ * cascade and firing to come, and returns -ENOMEM, adding nothing, when it cannot.
+ * ld_wheel_advance never allocates, so it never fails. Blocks are kept until
+ * ld_wheel_fini.
  *
  * The wheel does no I/O and knows no clock: its owner passes the time in.
  */
@@ -22,26 +32,29 @@
 #define LD_WHEEL_TICK_SHIFT 14
 #define LD_WHEEL_LEVELS 8
 #define LD_WHEEL_SLOTS 256
+#define LD_WHEEL_BLOCK_ITEMS 15 /* pairs a block holds: 256 bytes with its header */
 
-/* Lives in whatever waits (a green thread); the wheel only links it. */
-typedef struct ld_wheel_entry {
-    struct ld_wheel_entry *next;
-    uint64_t due; /* tick */
-} ld_wheel_entry;
+typedef struct ld_wheel_block ld_wheel_block;
 
 typedef struct ld_wheel {
-    uint64_t now; /* every entry due at or before this tick has fired */
-    size_t count; /* entries waiting */
-    size_t level_count[LD_WHEEL_LEVELS];
+    uint64_t now;            /* every item due at or before this tick has fired */
+    size_t count;            /* items waiting */
+    size_t owned;            /* blocks in slots or free, batch headers aside */
+    ld_wheel_block *free;    /* spare blocks, last freed first */
+    ld_wheel_block *batches; /* the header block of every batch, for fini */
     uint64_t busy[LD_WHEEL_LEVELS][LD_WHEEL_SLOTS / 64]; /* non-empty slots */
-    ld_wheel_entry *head[LD_WHEEL_LEVELS][LD_WHEEL_SLOTS];
-    ld_wheel_entry *tail[LD_WHEEL_LEVELS][LD_WHEEL_SLOTS];
+    ld_wheel_block *head[LD_WHEEL_LEVELS][LD_WHEEL_SLOTS];
+    ld_wheel_block *tail[LD_WHEEL_LEVELS][LD_WHEEL_SLOTS];
 } ld_wheel;
 
-typedef void (*ld_wheel_fire)(ld_wheel_entry *e, void *ctx);
+typedef void (*ld_wheel_fire)(void *item, void *ctx);
 
-/* An empty wheel whose clock reads `now` ticks. */
+/* An empty wheel whose clock reads `now` ticks; it allocates nothing. */
 void ld_wheel_init(ld_wheel *w, uint64_t now);
+
+/* Free every block, leaving the wheel empty as ld_wheel_init does; items still in it
+ * are dropped, never fired. */
+void ld_wheel_fini(ld_wheel *w);
 
 /* The tick a deadline of t ns falls in, rounded up, and the tick t ns lies in. */
 static inline uint64_t ld_wheel_tick_ceil(uint64_t t)
@@ -54,16 +67,18 @@ static inline uint64_t ld_wheel_tick_floor(uint64_t t)
     return t >> LD_WHEEL_TICK_SHIFT;
 }
 
-/* Add e, due at tick `due`. Returns 0, or 1 without adding it when that tick has
- * already passed: the caller treats e as fired. */
-int ld_wheel_add(ld_wheel *w, ld_wheel_entry *e, uint64_t due);
+/* Add item, due at tick `due`. Returns 0; 1 without adding it when that tick has
+ * already passed (the caller treats item as fired); -ENOMEM without adding it when
+ * the wheel could not grow. */
+int ld_wheel_add(ld_wheel *w, void *item, uint64_t due);
 
 /* The earliest tick at which the wheel has work (a firing or a cascade), never later
  * than the earliest deadline; UINT64_MAX when it is empty. */
 uint64_t ld_wheel_next(const ld_wheel *w);
 
-/* Move the clock to `now`, firing every entry due by then in deadline order. fire may
- * add entries; those due by `now` fire in the same call. */
+/* Move the clock to `now`, firing every item due by then in deadline order. fire may
+ * add items; those due by `now` fire in the same call. Advance itself never allocates
+ * (adds made by fire may). */
 void ld_wheel_advance(ld_wheel *w, uint64_t now, ld_wheel_fire fire, void *ctx);
 
 #endif

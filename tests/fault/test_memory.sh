@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Not enough memory for the stacks, found before any work starts: under ulimit -v, a
-# run whose stacks cannot fit in the address space; and a book of so many trades that
-# the node's memory cannot hold a green thread for each.
+# run whose stacks of their own (--stack-mode own) cannot fit in the address space;
+# and a book of so many trades that the node's memory cannot hold a green thread for
+# each, even in copy mode's chunks.
 # Usage: test_memory.sh LOOMDIST WORKDIR [sanitized]
 # A sanitized build maps terabytes of shadow memory, so it skips the ulimit -v case.
 set -euo pipefail
@@ -16,18 +17,19 @@ work=$(pwd)
 # 4 GB of address space, and 100,000 stacks of 64 KiB per rank: 6.5 GiB each.
 if [ -z "$sanitized" ]; then
     launch ulimit bash -c 'ulimit -v 4000000 && exec "$@"' limited mpirun -n 2 "$bin" \
-        --trades 200000 --output "$work/ulimit.h5"
+        --trades 200000 --stack-mode own --output "$work/ulimit.h5"
     finish_run
     [ "$run_rc" -eq 2 ] || fail "stacks past ulimit -v exited $run_rc, not 2"
-    expect_lines 1 '^loomdist: rank 0 needs 6.5 GiB of address space for 100000 green-thread stacks of 64 KiB, but ulimit -v leaves it [0-9.]+ [MG]iB: use more ranks, fewer --trades or a smaller --stack-size$'
+    expect_lines 1 '^loomdist: rank 0 needs 6.5 GiB of address space for 100000 green-thread stacks of 64 KiB, but ulimit -v leaves it [0-9.]+ [MG]iB: use more ranks or fewer --trades, a smaller --stack-size or --stack-mode copy$'
     did_no_work
     nothing_under "$work/ulimit.h5"
     verdict
 fi
 
-# Twice as many trades as the node has memory for, at one page of stack each.
+# More trades than the node has memory for, at a 512-byte chunk and 512 bytes of
+# state each.
 avail_kib=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
-trades=$((avail_kib / 2))
+trades=$avail_kib
 if [ "$trades" -le 100000000 ]; then
     launch trades mpirun -n 1 "$bin" --jobs settle --strategies green --trades "$trades" \
         --output "$work/trades.h5"

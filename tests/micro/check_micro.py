@@ -5,11 +5,12 @@ import h5py
 import numpy as np
 
 EXPECT = {
-    "switch": {"green_ns": "ns", "ucontext_ns": "ns", "speedup": "x"},
+    "switch": {"green_ns": "ns", "ucontext_ns": "ns", "speedup": "x", "copy_ns": "ns"},
     "spawn": {"green_ns": "ns", "pthread_ns": "ns", "speedup": "x"},
     "park": {"wheel_1_ns": "ns", "heap_1_ns": "ns", "wheel_1k_ns": "ns",
              "heap_1k_ns": "ns"},
-    "memory": {"threads": "threads", "kib_per_thread": "KiB"},
+    "memory": {"threads": "threads", "own_kib_per_thread": "KiB",
+               "copy_kib_per_thread": "KiB"},
 }
 
 
@@ -31,7 +32,8 @@ def main(path):
         assert np.all(f["micro/switch/speedup"][...] > 1)
         assert np.all(f["micro/spawn/speedup"][...] > 1)
         assert np.all(f["micro/memory/threads"][...] == 2000)
-        assert np.all(f["micro/memory/kib_per_thread"][...] < 64)
+        for mode in ("own", "copy"):
+            assert np.all(f[f"micro/memory/{mode}_kib_per_thread"][...] < 64), mode
     print("micro figures ok")
 
 

@@ -3,9 +3,10 @@
  * not there.
  *
  * Overflows are caught in every guard mode (LOOMDIST_STACK_GUARD=advice, page or
- * canary). Each case runs in a forked child whose stderr comes back through a pipe. The
- * parent never creates a scheduler itself, so every child installs the runtime's SIGSEGV
- * handler afresh, after any handler of its own.
+ * canary), and in copy mode on the carrier's shared stack. Each case runs in a forked
+ * child whose stderr comes back through a pipe. The parent never creates a scheduler
+ * itself, so every child installs the runtime's SIGSEGV handler afresh, after any handler
+ * of its own.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -23,6 +24,7 @@
 #include "gt.h"
 
 #include "check.h"
+#include "mode.h"
 
 /* What a child left behind. */
 typedef struct child_result {
@@ -73,7 +75,7 @@ static void wild_write_thread(void *arg)
 /* Create a scheduler, spawn fn, report the thread's id on idfd, run. */
 static void child_run_thread(int idfd, size_t stack_size, ld_gt_fn fn, void *arg)
 {
-    ld_sched_config cfg = {.stack_size = stack_size, .stack_cache = 0};
+    ld_sched_config cfg = test_config(stack_size);
     ld_sched *s = NULL;
     ld_gt *g = NULL;
     uint64_t id;
@@ -235,14 +237,16 @@ static void test_chained_fault(void)
     CHECK(strstr(res.err, "overflowed") == NULL, "reported as an overflow:\n%s", res.err);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     /* Each guard the runtime has: the kernel's guard region where it exists, a
-     * PROT_NONE page, and the canary checked at switches, forced by the environment. */
+     * PROT_NONE page, and the canary checked at switches, forced by the environment.
+     * Copy mode has one: the shared stack's PROT_NONE page. */
     static const char *const modes[] = {"advice", "page", "canary"};
 
+    test_mode_from_args(argc, argv);
     alarm(120); /* a hung child fails the test instead of waiting for CTest's timeout */
-    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+    for (size_t m = 0; m < (test_mode == LD_STACK_COPY ? 1 : 3); m++) {
         setenv("LOOMDIST_STACK_GUARD", modes[m], 1);
         expect_overflow(modes[m], child_overflow_16k, 16);
         expect_overflow(modes[m], child_overflow_40k, 40);

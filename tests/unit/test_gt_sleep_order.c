@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "gt.h"
+#include "mode.h"
 
 #define CHECK(cond, ...)                                                                 \
     do {                                                                                 \
@@ -36,7 +37,7 @@ static atomic_int failures;
 static void run_sched(void (*setup)(ld_sched *s, void *arg), void *arg)
 {
     ld_sched *s = NULL;
-    int rc = ld_sched_create(&s, NULL);
+    int rc = test_sched_create(&s);
 
     CHECK(rc == 0, "ld_sched_create: %d", rc);
     if (rc != 0)
@@ -319,7 +320,7 @@ static void test_spawn_join(void)
     ld_gt *parent;
 
     memset(&js, 0, sizeof js);
-    CHECK(ld_sched_create(&s, NULL) == 0, "create");
+    CHECK(test_sched_create(&s) == 0, "create");
     if (s == NULL)
         return;
     join_setup(s, NULL);
@@ -390,7 +391,7 @@ static void test_park_unpark(void)
     ld_gt *g = NULL;
 
     park_logged = 0;
-    CHECK(ld_sched_create(&s, NULL) == 0, "create");
+    CHECK(test_sched_create(&s) == 0, "create");
     if (s == NULL)
         return;
     park_setup(s, &g);
@@ -588,8 +589,9 @@ static void test_mutex_two_carriers(void)
     ld_gt_mutex_destroy(mx);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    test_mode_from_args(argc, argv);
     alarm(30); /* a hang fails the test instead of waiting for CTest's timeout */
     test_yield();
     test_spawn_join();

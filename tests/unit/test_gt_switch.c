@@ -28,12 +28,14 @@
 #endif
 
 #include "check.h"
+#include "mode.h"
 
 /* Create a scheduler, let setup spawn on it, run it dry, destroy it. */
-static void run_sched(const ld_sched_config *cfg, void (*setup)(ld_sched *s))
+static void run_sched(size_t stack_size, void (*setup)(ld_sched *s))
 {
     ld_sched *s = NULL;
-    int rc = ld_sched_create(&s, cfg);
+    ld_sched_config cfg = test_config(stack_size);
+    int rc = ld_sched_create(&s, &cfg);
 
     CHECK(rc == 0, "ld_sched_create: %d", rc);
     if (rc != 0)
@@ -75,7 +77,7 @@ static void pingpong_setup(ld_sched *s)
 static void test_pingpong(void)
 {
     pingpong_turn = 0;
-    run_sched(NULL, pingpong_setup);
+    run_sched(0, pingpong_setup);
     CHECK(pingpong_turn == 2L * PINGPONG_ROUNDS, "turns %ld", pingpong_turn);
 }
 
@@ -228,7 +230,7 @@ static void regs_setup(ld_sched *s)
 
 static void test_callee_saved(void)
 {
-    run_sched(NULL, regs_setup);
+    run_sched(0, regs_setup);
 }
 #else
 static void test_callee_saved(void)
@@ -335,7 +337,7 @@ static void test_fp_control(void)
 #if defined(__x86_64__)
     fp_ftz = ON_VALGRIND() ? 0 : MXCSR_FTZ;
 #endif
-    run_sched(NULL, fp_setup);
+    run_sched(0, fp_setup);
     CHECK(fegetround() == FE_TONEAREST, "carrier's mode changed to %d", fegetround());
 #if defined(__x86_64__)
     CHECK((fp_mxcsr() & (MXCSR_FTZ | MXCSR_RC)) == 0, "carrier's MXCSR %#x", fp_mxcsr());
@@ -374,15 +376,14 @@ static void deep_setup(ld_sched *s)
 
 static void test_deep_stack(void)
 {
-    ld_sched_config cfg = {.stack_size = 64 * 1024, .stack_cache = 0};
-
     deep_done = 0;
-    run_sched(&cfg, deep_setup);
+    run_sched(64 * 1024, deep_setup);
     CHECK(deep_done == 1, "stack contents lost across a yield");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    test_mode_from_args(argc, argv);
     alarm(30); /* a hang fails the test instead of waiting for CTest's timeout */
     test_pingpong();
     test_callee_saved();

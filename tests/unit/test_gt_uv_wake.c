@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "gt.h"
+#include "mode.h"
 
 #define ROUNDS 200
 
@@ -41,11 +42,12 @@ static void sleeper(void *arg)
     ld_gt_park();
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    test_mode_from_args(argc, argv);
     alarm(20);
     ld_sched *s;
-    if (ld_sched_create(&s, NULL) != 0) {
+    if (test_sched_create(&s) != 0) {
         fprintf(stderr, "FAIL: no scheduler\n");
         return 1;
     }
