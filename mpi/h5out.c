@@ -151,6 +151,9 @@ static void write_root_attrs(writer *w, const ld_h5_context *c)
     attr_scalar(w, root, "latency_scale", H5T_NATIVE_DOUBLE, &c->o->latency_scale);
     attr_string(w, root, "partition",
                 c->o->partition == LD_PARTITION_BLOCK ? "block" : "cyclic");
+    attr_string(w, root, "stack_mode",
+                c->o->stack_mode == LD_STACK_COPY ? "copy" : "own");
+    attr_i32(w, root, "stack_kib", (int)c->o->stack_kib);
     attr_i32(w, root, "warmup", (int)c->o->warmup);
     attr_i32(w, root, "iterations", (int)c->o->iterations);
     attr_string(w, root, "slurm_job_id", job_id ? job_id : "");

@@ -5,15 +5,17 @@
  * parks it on a libuv request whose callback makes it runnable again. Green threads
  * never migrate between carriers.
  *
- * Stacks are carved from large mmap'd slabs and kept in a per-scheduler cache for
- * reuse, in front of a stack pool that several schedulers, one after another or at
- * once, may share. A thread's own struct lives in the top LD_GT_STACK_HEADER bytes of
- * its stack, so a spawn allocates nothing once the stack is there. Below each stack
- * lies a guard page (a MADV_GUARD_INSTALL guard region, or a PROT_NONE page while a
- * quarter of vm.max_map_count lasts) or, past that, a canary page the scheduler checks
- * at every switch; no number of threads needs a sysctl. A green thread that overflows
- * its stack is reported on stderr as "green thread N overflowed its S KiB stack"
- * before the process dies of SIGSEGV. LOOMDIST_STACK_GUARD=page or =canary in the
+ * A thread keeps its frames in a stack of its own or, in copy mode, in a small chunk
+ * while it is switched out (enum ld_stack_mode below). Stacks are carved from large
+ * mmap'd slabs and kept in a per-scheduler cache for reuse, in front of a stack pool
+ * that several schedulers, one after another or at once, may share; chunks likewise.
+ * A thread's own struct lives in the top LD_GT_STACK_HEADER bytes of its stack (or at
+ * the start of its chunk), so a spawn allocates nothing once the stack is there. Below
+ * each stack lies a guard page (a MADV_GUARD_INSTALL guard region, or a PROT_NONE page
+ * while a quarter of vm.max_map_count lasts) or, past that, a canary page the scheduler
+ * checks at every switch; no number of threads needs a sysctl. A green thread that
+ * overflows its stack is reported on stderr as "green thread N overflowed its S KiB
+ * stack" before the process dies of SIGSEGV. LOOMDIST_STACK_GUARD=page or =canary in the
  * environment skips the better guards, to try older kernels' paths on any.
  *
  * Functions return 0 or a negative errno. Calls marked "in a green thread" must be made
@@ -129,7 +131,8 @@ void ld_gt_yield(void);
  * ends early. A busy carrier wakes it within a tick; an idle one wakes for all the
  * deadlines of a 131 µs window at once, so it ends at most about 150 µs late, plus
  * scheduling delay. Sleeping costs the same at a million sleepers as at one. 0
- * behaves as yield. */
+ * behaves as yield. Should the wheel fail to grow (out of memory), the thread yields
+ * until its deadline instead: it burns CPU, but still never wakes early. */
 void ld_gt_sleep_ns(uint64_t ns);
 
 /* In a green thread: wait until g has returned, then free it (its stack goes back to

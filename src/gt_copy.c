@@ -36,6 +36,7 @@ int ld_stack_run_map(ld_stack *run, size_t size)
         munmap(base, page + size);
         return rc;
     }
+    ld_stack_unpoison_fresh(base + page, size);
     run->lo = base + page;
     run->size = size;
     run->next = NULL;

@@ -291,7 +291,7 @@ static void sched_forget_remote(ld_sched *s, ld_gt *g)
     pthread_mutex_unlock(&s->remote_lock);
 }
 
-/* The struct lives on the stack, so freeing the thread is giving the stack back. */
+/* The struct lives on the stack (or chunk), so freeing the thread is giving it back. */
 static void gt_free(ld_gt *g)
 {
     ld_stack_frozen_release(&g->frozen);

@@ -88,6 +88,18 @@ static size_t round_pages(size_t n)
     return (n + stack_page - 1) / stack_page * stack_page;
 }
 
+/* ASan keeps its shadow when memory is unmapped, so a new mapping where stacks used
+ * to be still reads as their frames' redzones until it is cleared. */
+void ld_stack_unpoison_fresh(void *base, size_t len)
+{
+#ifdef LD_CTX_ASAN
+    ASAN_UNPOISON_MEMORY_REGION(base, len);
+#else
+    (void)base;
+    (void)len;
+#endif
+}
+
 size_t ld_stack_page(void)
 {
     pthread_once(&stack_once, stack_limits_init);
@@ -199,6 +211,7 @@ static int pool_grow(ld_stack_pool *p)
     }
     if (p->mode == LD_STACK_COPY)
         madvise(base, slots * p->slot, MADV_HUGEPAGE); /* advice: may be refused */
+    ld_stack_unpoison_fresh(base, slots * p->slot);
     sl->base = base;
     sl->slots = slots;
     sl->carved = 0;

@@ -102,6 +102,10 @@ static inline void *ld_stack_chunk_room(ld_stack *chunk)
 /* The page size, as the stacks use it. */
 size_t ld_stack_page(void);
 
+/* A new mapping for stacks or chunks: under ASan, clear what the shadow still says of
+ * memory mapped there before. */
+void ld_stack_unpoison_fresh(void *base, size_t len);
+
 /* Copy mode (gt_copy.c): a scheduler's run stack of `size` usable bytes (rounded up to
  * pages) above a PROT_NONE page, described in *run; a negative errno from mmap. */
 int ld_stack_run_map(ld_stack *run, size_t size);

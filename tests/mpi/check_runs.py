@@ -11,7 +11,8 @@ import numpy as np
 ROOT_ATTRS = ["schema_version", "software_version", "git_commit", "date", "command_line",
               "mpi_version", "hdf5_version", "libuv_version", "hwloc_version", "seed",
               "trades", "sims", "ranks", "nodes", "ranks_per_node", "latency_scale",
-              "partition", "warmup", "iterations", "slurm_job_id", "jobs"]
+              "partition", "stack_mode", "stack_kib", "warmup", "iterations", "slurm_job_id",
+              "jobs"]
 METRICS = ["wall_ns", "peak_threads", "peak_rss_kib", "utime_us", "stime_us", "nvcsw",
            "nivcsw"]
 

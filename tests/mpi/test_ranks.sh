@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every strategy at -n 1, 2, 3 and 4 at a small latency scale, then checks that the
-# files hold every trade once and agree on every status and VaR, bit for bit.
+# Runs every strategy at -n 1, 2, 3 and 4 at a small latency scale, and at -n 2 with
+# stacks of their own as well as copied ones, then checks that the files hold every
+# trade once and agree on every status and VaR, bit for bit.
 # Usage: test_ranks.sh LOOMDIST PYTHON WORKDIR
 set -euo pipefail
 bin=$(realpath "$1") py=$2 work=$3
@@ -15,6 +16,8 @@ for n in 1 2 3 4; do
         > "$work/n$n.txt"
     files+=("$work/n$n.h5")
 done
+mpirun -n 2 "$bin" "${args[@]}" --stack-mode own --output "$work/own.h5" > "$work/own.txt"
+files+=("$work/own.h5")
 "$py" "$here/check_runs.py" "${files[@]}"
 # The table names every strategy of both jobs.
 for s in threads green green-pinned green-monitor callbacks sequential pool steal; do

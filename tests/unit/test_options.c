@@ -37,6 +37,7 @@ static const bad_case bad[] = {
     {{"--pin-fraction", "1.5"}, "--pin-fraction must be between 0 and 1, not 1.5"},
     {{"--var-kernel", "quick"}, "--var-kernel takes sort|select, not 'quick'"},
     {{"--partition", "round"}, "--partition takes block|cyclic, not 'round'"},
+    {{"--stack-mode", "shared"}, "--stack-mode takes copy|own, not 'shared'"},
     {{"--jobs", "settle,foo"}, "--jobs: unknown job 'foo' (jobs: settle, var, micro)"},
     {{"--strategies", "gren"},
      "--strategies: unknown strategy 'gren' (see --help for the list)"},
@@ -91,7 +92,8 @@ static int check_bad(const bad_case *c)
     return 0;
 }
 
-/* The defaults are the study's: 8,000 trades, 20,000 sims, every strategy. */
+/* The defaults are the study's: 8,000 trades, 20,000 sims, every strategy; stacks are
+ * copied wherever the build can copy them. */
 static int check_defaults(void)
 {
     char *argv[] = {"loomdist"};
@@ -101,6 +103,8 @@ static int check_defaults(void)
     fails += ld_options_parse(&o, 1, argv, err, sizeof err) != LD_OPTIONS_RUN;
     fails += o.trades != 8000 || o.sims != 20000 || o.pool_size != 200;
     fails += strcmp(o.output, "loomdist.h5") != 0 || o.iterations != 1;
+    fails += o.stack_mode !=
+             (ld_stack_mode_supported(LD_STACK_COPY) ? LD_STACK_COPY : LD_STACK_OWN);
     for (size_t j = 0; j < ld_njobs; j++)
         fails += o.selected[j] !=
                  (ld_jobs[j]->opt_in ? 0 : (1u << ld_jobs[j]->nstrategies) - 1);
