@@ -9,6 +9,7 @@
 #include "gt_switch.h"
 
 #ifdef LD_STACK_VALGRIND
+#include <valgrind/memcheck.h>
 #include <valgrind/valgrind.h>
 #endif
 #ifdef LD_CTX_ASAN
@@ -71,6 +72,19 @@ static void run_unpoison(const void *lo, size_t len)
 #endif
 }
 
+/* Memcheck marks what a stack pops unaddressable, but the scheduler copies frames in
+ * below another thread's old stack pointer, and out from the line below its own:
+ * make such bytes addressable, undefined until the copy brings their definedness. */
+static void run_addressable(const void *lo, size_t len)
+{
+#ifdef LD_STACK_VALGRIND
+    VALGRIND_MAKE_MEM_UNDEFINED(lo, len);
+#else
+    (void)lo;
+    (void)len;
+#endif
+}
+
 /* Whole cache lines, each a fixed-size copy the compiler turns into vector moves: a
  * string move's start-up would cost more than the few lines a parked thread has. */
 static void copy_lines(char *dst, const char *src, size_t bytes)
@@ -92,6 +106,7 @@ int ld_stack_freeze(ld_stack *chunk, ld_stack_frozen *f, const void *sp, const v
     size_t room = len < LD_STACK_CHUNK_ROOM ? len : LD_STACK_CHUNK_ROOM;
 
     run_unpoison(lo, len);
+    run_addressable(lo, (size_t)((const char *)sp - lo));
     if (len - room > f->spill_cap) {
         void *spill = realloc(f->spill, len - room);
         if (spill == NULL)
@@ -112,6 +127,7 @@ void ld_stack_thaw(ld_stack *chunk, const ld_stack_frozen *f, void *top)
     size_t room = f->len < LD_STACK_CHUNK_ROOM ? f->len : LD_STACK_CHUNK_ROOM;
 
     run_unpoison(lo, f->len);
+    run_addressable(lo, f->len);
     copy_lines(lo, ld_stack_chunk_room(chunk), room);
     if (f->len > room)
         memcpy(lo + room, f->spill, f->len - room);
