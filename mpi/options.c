@@ -86,8 +86,8 @@ static const option options[] = {
     {"trace-threshold", K_DOUBLE, AT(trace_threshold_ms), 0.1, 1e6, "MS",
      "what --trace-pinning counts as blocked, in ms (default 10)"},
     {"cold-stacks", K_FLAG, AT(cold_stacks), 0, 0, NULL,
-     "green strategies: do not reserve and fault in a stack per trade before the clock "
-     "starts, so the run pays for its page faults"},
+     "green strategies: do not reserve and fault in a stack (in copy mode, a chunk) per "
+     "trade before the clock starts, so the run pays for its page faults"},
     {"micro-max", K_U64, AT(micro_max), 1, 10000000, "N",
      "micro: most green threads one figure uses (default 1000000)"},
     /* Test-only, so no help text and no line in --help: the faults of tests/fault. */

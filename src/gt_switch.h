@@ -86,19 +86,30 @@ static inline void ld_ctx_init_self(ld_ctx *c)
 #endif
 }
 
+/* What the sanitizers must know of a new context that will run on the given stack. */
+static inline void ld_ctx_announce(ld_ctx *c, void *stack_lo, size_t size)
+{
+#ifdef LD_CTX_ASAN
+    c->stack_lo = stack_lo;
+    c->stack_size = size;
+    c->fake_stack = NULL;
+#else
+    (void)stack_lo;
+    (void)size;
+#endif
+#ifdef LD_CTX_TSAN
+    c->fiber = __tsan_create_fiber(0);
+#else
+    (void)c;
+#endif
+}
+
 /* A new context on the given stack, that will run entry(arg) when first switched to. */
 static inline void ld_ctx_make(ld_ctx *c, void *stack_lo, size_t size, ld_ctx_entry entry,
                                void *arg)
 {
     c->sp = ld_ctx_frame(stack_lo, size, entry, arg);
-#ifdef LD_CTX_ASAN
-    c->stack_lo = stack_lo;
-    c->stack_size = size;
-    c->fake_stack = NULL;
-#endif
-#ifdef LD_CTX_TSAN
-    c->fiber = __tsan_create_fiber(0);
-#endif
+    ld_ctx_announce(c, stack_lo, size);
 }
 
 /* The most bytes a first frame takes: 80 on x86-64, 176 on AArch64. */
@@ -116,14 +127,7 @@ static inline void ld_ctx_make_frozen(ld_ctx *c, void *frozen, void *stack_lo,
     char *sp = ld_ctx_frame(frozen, LD_CTX_FRAME_MAX, entry, arg);
 
     c->sp = (char *)stack_lo + size - ((char *)frozen + LD_CTX_FRAME_MAX - sp);
-#ifdef LD_CTX_ASAN
-    c->stack_lo = stack_lo;
-    c->stack_size = size;
-    c->fake_stack = NULL;
-#endif
-#ifdef LD_CTX_TSAN
-    c->fiber = __tsan_create_fiber(0);
-#endif
+    ld_ctx_announce(c, stack_lo, size);
 }
 
 /* First thing an entry function does: completes the switch that started it, and
