@@ -1,7 +1,7 @@
 """Grouping runs into experiments and configurations, and summarizing each strategy.
 
-An experiment is every run of one book, (seed, trades, sims, latency_scale): only those
-may share a table. Within it, a configuration is one (nodes, ranks) layout; repeated runs
+An experiment is every run of one book, (seed, trades, sims, latency_scale), with one
+stack mode: only those may share a table. Within it, a configuration is one (nodes, ranks) layout; repeated runs
 of one layout are pooled as further iterations, as JMH pools forks.
 """
 from dataclasses import dataclass, field
@@ -67,13 +67,14 @@ class Experiment:
     trades: int
     sims: int
     latency_scale: float
+    stack_mode: str
     configs: list
 
     @property
     def description(self):
         """The book that defines the experiment, as the report names it."""
         return (f"seed {self.seed}, {self.trades} trades, {self.sims} sims, "
-                f"latency scale {self.latency_scale:g}")
+                f"latency scale {self.latency_scale:g}, {self.stack_mode} stacks")
 
     def jobs(self):
         """Jobs any configuration ran, in the seed studies' order."""
@@ -146,8 +147,8 @@ def group_experiments(runs):
             layouts.setdefault((run.nodes, run.ranks), []).append(run)
         ordered = sorted(layouts, key=lambda k: (k[1], k[0]))  # by ranks, then nodes
         configs = [_config(label, layouts[k]) for k in ordered]
-        seed, trades, sims, scale = key
-        experiments.append(Experiment(label, seed, trades, sims, scale, configs))
+        seed, trades, sims, scale, stack_mode = key
+        experiments.append(Experiment(label, seed, trades, sims, scale, stack_mode, configs))
         notes.extend(_missing_jobs(label, members))
     if len(experiments) > 1:
         parts = "; ".join(f"{e.label}: {e.description} ({sum(len(c.runs) for c in e.configs)}"

@@ -49,6 +49,7 @@ class Run:
     trades: int
     sims: int
     latency_scale: float
+    stack_mode: str  # "copy" or "own": how green threads kept their stacks
     ranks: int
     nodes: int
     iterations: int
@@ -63,8 +64,9 @@ class Run:
     @property
     def experiment_key(self):
         """Runs are one experiment only when they settle and value the same book the
-        same way; anything else must never be pooled."""
-        return (self.seed, self.trades, self.sims, self.latency_scale)
+        same way, with green threads that keep their stacks the same way; anything else
+        must never be pooled."""
+        return (self.seed, self.trades, self.sims, self.latency_scale, self.stack_mode)
 
     @property
     def cores(self):
@@ -207,7 +209,8 @@ def _read_run(path, f, notes):
     names, cpus, first = _read_ranks(f, ranks)
     listed = [job for job in _text(attrs["jobs"]).split(",") if job]
     run = Run(path=path, seed=int(attrs["seed"]), trades=trades, sims=int(attrs["sims"]),
-              latency_scale=float(attrs["latency_scale"]), ranks=ranks,
+              latency_scale=float(attrs["latency_scale"]),
+              stack_mode=_text(attrs.get("stack_mode", "own")), ranks=ranks,
               nodes=int(attrs["nodes"]), iterations=int(attrs.get("iterations", 0)),
               date=_text(attrs.get("date", "")),
               slurm_job_id=_text(attrs.get("slurm_job_id", "")), jobs_listed=listed,

@@ -66,11 +66,13 @@ def _inputs(runs, experiments):
     """Every file used, so each number can be traced to its run."""
     label = {id(r): e.label for e in experiments for c in e.configs for r in c.runs}
     rows = [(r.path, r.date, r.slurm_job_id or "—", r.nodes, r.ranks, r.trades, r.seed, r.sims,
-             f"{r.latency_scale:g}", r.iterations, ",".join(r.jobs()), label[id(r)])
+             f"{r.latency_scale:g}", r.stack_mode, r.iterations, ",".join(r.jobs()),
+             label[id(r)])
             for r in sorted(runs, key=lambda r: (label[id(r)], r.ranks, r.nodes, r.path))]
     return ["## Inputs", "",
             md_table(["File", "Date", "Slurm job", "Nodes", "Ranks", "Trades", "Seed", "Sims",
-                      "Latency scale", "Iterations", "Jobs", "Experiment"], rows), ""]
+                      "Latency scale", "Stacks", "Iterations", "Jobs", "Experiment"], rows),
+            ""]
 
 
 def _seed_tables(experiment, rows):

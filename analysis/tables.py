@@ -76,12 +76,13 @@ def strong_series(experiment):
 
 def weak_series(experiments):
     """Layouts from different experiments that hold the same trades per rank on the same
-    seed, sims and latency scale scale weakly; each such set of two or more rank counts is
-    one series."""
+    seed, sims, latency scale and stack mode scale weakly; each such set of two or more
+    rank counts is one series."""
     groups = {}
     for e in experiments:
         for c in e.configs:
-            key = (e.seed, e.sims, e.latency_scale, round(e.trades / c.ranks, 6))
+            key = (e.seed, e.sims, e.latency_scale, e.stack_mode,
+                   round(e.trades / c.ranks, 6))
             groups.setdefault(key, []).append(c)
     series = []
     for key, configs in sorted(groups.items(), key=lambda kv: kv[0]):
@@ -89,7 +90,7 @@ def weak_series(experiments):
             continue
         configs = sorted(configs, key=lambda c: (c.ranks, c.nodes))
         label = f"W{len(series) + 1}"
-        series.append(Series(label, "weak", f"{label}: {key[3]:g} trades per rank, from "
+        series.append(Series(label, "weak", f"{label}: {key[-1]:g} trades per rank, from "
                              f"{', '.join(sorted({c.experiment for c in configs}))}", configs))
     return series
 

@@ -54,8 +54,10 @@ def _var_model(strategy, trades, sims, cpus):
     return serial / parallel, threads, 6000 + trades * sims * 8 // 1024
 
 
-def _write_root(f, schema_version, seed, trades, sims, ranks, nodes, scale, iterations, jobs):
-    """The root attributes the schema lists."""
+def _write_root(f, schema_version, seed, trades, sims, ranks, nodes, scale, iterations, jobs,
+                stack_mode):
+    """The root attributes the schema lists; stack_mode None leaves out the ones a file
+    written before them lacks."""
     a = f.attrs
     a["schema_version"] = np.int32(schema_version)
     for name, value in (("software_version", "0.1.0"), ("git_commit", "synthetic"),
@@ -69,6 +71,8 @@ def _write_root(f, schema_version, seed, trades, sims, ranks, nodes, scale, iter
     a["ranks_per_node"] = np.int32(-(-ranks // nodes))
     a["latency_scale"] = np.float64(scale)
     a["warmup"], a["iterations"] = np.int32(1), np.int32(iterations)
+    if stack_mode is not None:
+        a["stack_mode"], a["stack_kib"] = stack_mode, np.int32(64)
 
 
 def _write_ranks(f, ranks, nodes, cores_per_node, counts):
@@ -139,7 +143,8 @@ def _write_var(f, strategies, counts, sims, cpus, noise, rng, book):
 
 def write_run(path, ranks=1, nodes=1, trades=400, seed=42, sims=2000, latency_scale=0.02,
               iterations=5, jobs=("settle", "var"), settle=SETTLE, var=VAR,
-              schema_version=1, listed_jobs=None, cores_per_node=2, noise_seed=0):
+              schema_version=1, listed_jobs=None, cores_per_node=2, noise_seed=0,
+              stack_mode=None):
     """Write one synthetic run. listed_jobs (default jobs) is what the jobs attribute
     claims, so a file can list a job whose group it lacks."""
     rng = np.random.default_rng(noise_seed + 1000 * ranks + nodes)
@@ -153,7 +158,7 @@ def write_run(path, ranks=1, nodes=1, trades=400, seed=42, sims=2000, latency_sc
 
     with h5py.File(path, "w") as f:
         _write_root(f, schema_version, seed, trades, sims, ranks, nodes, latency_scale,
-                    iterations, listed_jobs or jobs)
+                    iterations, listed_jobs or jobs, stack_mode)
         cpus = _write_ranks(f, ranks, nodes, cores_per_node, counts)
         t = f.create_group("trades")
         t["id"] = np.arange(trades, dtype=np.uint64)

@@ -157,6 +157,25 @@ class Untested(unittest.TestCase):
         self.assertTrue(all(f["verdict"] != "untested" for f in tested))
 
 
+class StackModes(unittest.TestCase):
+    """Runs of one book with copied stacks and with stacks of their own are two
+    experiments, never pooled; a file from before the attribute counts as own stacks."""
+    def test_modes_are_not_pooled(self):
+        runs = folder("modes")
+        synth.write_run(os.path.join(runs, "copy.h5"), stack_mode="copy")
+        synth.write_run(os.path.join(runs, "own.h5"), stack_mode="own", noise_seed=5)
+        synth.write_run(os.path.join(runs, "old.h5"), noise_seed=9)
+        out = os.path.join(WORK, "modes-report")
+        status, stderr, text = report(runs, out=out)
+        self.assertEqual(status, 0, stderr)
+        self.assertIn("inputs mix 2 experiments", stderr)
+        self.assertIn("copy stacks", stderr)
+        by_experiment = {}
+        for row in rows(out, "seed"):
+            by_experiment.setdefault(row["experiment"], set()).add(row["tasks"])
+        self.assertEqual(len(by_experiment), 2)
+
+
 if __name__ == "__main__":
     os.makedirs(WORK, exist_ok=True)
     unittest.main()
