@@ -59,7 +59,7 @@ enum { GT_WAKE_UNPARK = 1u, GT_WAKE_RESUME = 2u };
  * mode of its chunk, so the stack comes first: a thread and its stack are one
  * allocation, found from each other. */
 struct ld_gt {
-    ld_stack stack; /* copy mode: the chunk, naming the run stack */
+    ld_stack stack; /* copy mode: the chunk's header */
     ld_ctx ctx;
     ld_sched *sched;
     ld_gt *remote_next; /* remote queue link, under sched->remote_lock */
@@ -648,10 +648,8 @@ int ld_gt_spawn(ld_sched *s, ld_gt_fn fn, void *arg, ld_gt **out)
     g->started = false;
     g->frozen = (ld_stack_frozen){0};
     if (s->run.lo != NULL) {
-        st->lo = s->run.lo;
-        st->size = s->run.size;
-        ld_ctx_make_frozen(&g->ctx, ld_stack_chunk_room(st), st->lo, st->size, gt_entry,
-                           g);
+        ld_ctx_make_frozen(&g->ctx, ld_stack_chunk_room(st), s->run.lo, s->run.size,
+                           gt_entry, g);
         g->frozen.len = LD_CTX_FRAME_MAX;
     } else {
         ld_ctx_make(&g->ctx, st->lo, (size_t)((char *)st - (char *)st->lo), gt_entry, g);
@@ -814,5 +812,5 @@ const ld_stack *ld_sched_running_stack(uint64_t *id)
     if (s == NULL || s->current == NULL)
         return NULL;
     *id = s->current->id;
-    return &s->current->stack;
+    return s->run.lo != NULL ? &s->run : &s->current->stack;
 }

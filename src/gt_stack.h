@@ -25,8 +25,9 @@
  *
  * In copy mode (gt.h) a slot is a chunk instead, [ header | frozen frames ], and each
  * scheduler maps a run stack of its own, [ PROT_NONE page | stack ], that its threads
- * share. A chunk's ld_stack then describes that run stack (guard LD_GUARD_SHARED), the
- * stack its thread faults on when it overflows.
+ * share, described by an ld_stack with guard LD_GUARD_SHARED: the stack a thread
+ * faults on when it overflows. A chunk's own ld_stack has that guard too, and no
+ * stack: only its free-list link is used.
  *
  * An overflow in any mode is reported as "loomdist: green thread N overflowed its
  * S KiB stack" on stderr, and the process then dies of SIGSEGV.
@@ -191,8 +192,8 @@ int ld_stack_watch_start(ld_stack_watch *w);
 void ld_stack_watch_stop(ld_stack_watch *w);
 
 /* Provided by the scheduler (gt_sched.c): the stack of the green thread running on the
- * calling thread, and its id in *id; NULL outside a green thread. Only reads, so the
- * SIGSEGV handler may call it. */
+ * calling thread (in copy mode, the run stack), and its id in *id; NULL outside a green
+ * thread. Only reads, so the SIGSEGV handler may call it. */
 const ld_stack *ld_sched_running_stack(uint64_t *id);
 
 #endif
