@@ -754,50 +754,53 @@ int ld_gt_join(ld_gt *g)
     return 0;
 }
 
+/* Park and suspend are one wait on two channels: a wake-up that came first (its
+ * pending flag) is taken at once, else the thread blocks in `state` until it comes. */
+static void gt_wait(ld_gt *g, bool *pending, unsigned char state)
+{
+    if (*pending) {
+        *pending = false;
+        return;
+    }
+    g->state = state;
+    gt_block(g);
+}
+
+/* A wake-up on either channel: delivered at once on g's own carrier, posted there
+ * from any other thread. */
+static void gt_wake(ld_gt *g, unsigned wake)
+{
+    if (g->sched == sched_self)
+        gt_deliver(g, wake);
+    else
+        sched_post(g, wake);
+}
+
 void ld_gt_park(void)
 {
     ld_gt *g = ld_gt_self();
 
-    if (g == NULL)
-        return;
-    if (g->permit) {
-        g->permit = false;
-        return;
-    }
-    g->state = GT_PARKED;
-    gt_block(g);
+    if (g != NULL)
+        gt_wait(g, &g->permit, GT_PARKED);
 }
 
 void ld_gt_unpark(ld_gt *g)
 {
-    if (g == NULL)
-        return;
-    if (g->sched == sched_self)
-        gt_deliver(g, GT_WAKE_UNPARK);
-    else
-        sched_post(g, GT_WAKE_UNPARK);
+    if (g != NULL)
+        gt_wake(g, GT_WAKE_UNPARK);
 }
 
 void ld_gt_suspend(void)
 {
     ld_gt *g = ld_gt_self();
 
-    if (g == NULL)
-        return;
-    if (g->resume_pending) {
-        g->resume_pending = false;
-        return;
-    }
-    g->state = GT_SUSPENDED;
-    gt_block(g);
+    if (g != NULL)
+        gt_wait(g, &g->resume_pending, GT_SUSPENDED);
 }
 
 void ld_gt_resume(ld_gt *g)
 {
-    if (g->sched == sched_self)
-        gt_deliver(g, GT_WAKE_RESUME);
-    else
-        sched_post(g, GT_WAKE_RESUME);
+    gt_wake(g, GT_WAKE_RESUME);
 }
 
 ld_gt **ld_gt_wait_next(ld_gt *g)
