@@ -24,7 +24,7 @@ static int reserve_stacks(const ld_job_config *cfg, const ld_strategy *s, size_t
 {
     if (s->threading != LD_ON_CARRIERS || cfg->stacks == NULL || cfg->cold_stacks)
         return 0;
-    return ld_stack_pool_reserve(cfg->stacks, n);
+    return ld_stack_depot_reserve(cfg->stacks, n);
 }
 
 int ld_job_measure(const ld_job *job, const ld_strategy *s, const ld_job_config *cfg,

@@ -36,7 +36,7 @@ typedef struct ld_job_config {
     size_t micro_max;         /* micro: most green threads one figure uses */
     int cold_stacks;          /* green strategies: no stacks reserved before the clock */
     int test_overflow;        /* tests only: settle's first green thread overflows */
-    ld_stack_pool *stacks; /* green strategies: stacks shared by every run; may be NULL */
+    ld_stack_depot *stacks; /* green strategies: stacks shared by every run; may be NULL */
     const ld_cpus *cpus;   /* the CPUs this rank owns */
 } ld_job_config;
 

@@ -1,5 +1,5 @@
 /* var_pool.c: a fixed pool of workers, each pinned to one CPU of the rank. */
-#include "pool.h"
+#include "workers.h"
 #include "var.h"
 
 #include <errno.h>
@@ -22,16 +22,16 @@ int ld_var_pool(const ld_job_input *in, ld_trade_result *out)
     ld_cpus cpus;
     ld_job_worker_cpus(in->cfg, &cpus);
     pool_var v = {.in = in, .out = out, .scratch = calloc(cpus.n, sizeof(double *))};
-    ld_pool *pool = NULL;
+    ld_workers *pool = NULL;
     int rc = v.scratch ? 0 : -ENOMEM;
     for (unsigned w = 0; rc == 0 && w < cpus.n; w++)
         if (!(v.scratch[w] = malloc(in->cfg->sims * sizeof(double))))
             rc = -ENOMEM;
     if (rc == 0)
-        rc = ld_pool_create(&pool, &cpus);
+        rc = ld_workers_create(&pool, &cpus);
     if (rc == 0) {
-        rc = ld_pool_run(pool, in->n, value_trade, &v);
-        ld_pool_destroy(pool);
+        rc = ld_workers_run(pool, in->n, value_trade, &v);
+        ld_workers_destroy(pool);
     }
     for (unsigned w = 0; v.scratch && w < cpus.n; w++)
         free(v.scratch[w]);

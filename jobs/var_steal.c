@@ -6,7 +6,7 @@
  * This is ForkJoinPool's shape, without its JVM.
  */
 #include "deque.h"
-#include "pool.h"
+#include "workers.h"
 #include "var.h"
 
 #include <errno.h>
@@ -79,11 +79,11 @@ int ld_var_steal(const ld_job_input *in, ld_trade_result *out)
         if (!(r.scratch[w] = malloc(cfg->sims * sizeof(double))))
             rc = -ENOMEM;
     }
-    ld_pool *pool = NULL;
-    if (rc == 0 && in->n > 0 && (rc = ld_pool_create(&pool, &cpus)) == 0) {
+    ld_workers *pool = NULL;
+    if (rc == 0 && in->n > 0 && (rc = ld_workers_create(&pool, &cpus)) == 0) {
         ld_deque_push(&r.deques[0], pack(0, in->n));
-        rc = ld_pool_run(pool, cpus.n, steal_worker, &r);
-        ld_pool_destroy(pool);
+        rc = ld_workers_run(pool, cpus.n, steal_worker, &r);
+        ld_workers_destroy(pool);
     }
     for (unsigned w = 0; r.scratch && w < cpus.n; w++)
         free(r.scratch[w]);

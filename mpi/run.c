@@ -119,12 +119,12 @@ static int run_pooled(MPI_Comm comm, const ld_options *o, const ld_job_config *j
                       const ld_share *share, const void *prepared, ld_record *r)
 {
     ld_job_config cfg = *job_cfg;
-    int ok = ld_stack_pool_create(&cfg.stacks, cfg.stack_size, cfg.stack_mode) == 0;
+    int ok = ld_stack_depot_create(&cfg.stacks, cfg.stack_size, cfg.stack_mode) == 0;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
     if (ok)
         ok = run_strategy(comm, o, &cfg, share, prepared, r) == 0;
     if (cfg.stacks)
-        ld_stack_pool_destroy(cfg.stacks);
+        ld_stack_depot_destroy(cfg.stacks);
     return ok ? 0 : -1;
 }
 

@@ -62,20 +62,20 @@ int ld_stack_mode_supported(enum ld_stack_mode mode);
 
 /* Stacks (or, in copy mode, chunks) for any number of schedulers: freed ones keep
  * their pages, so a scheduler made later finds them warm. Thread-safe. */
-typedef struct ld_stack_pool ld_stack_pool;
+typedef struct ld_stack_depot ld_stack_depot;
 
 /* A pool of stacks of `size` bytes each (rounded up to pages; 0: the default), the
  * top LD_GT_STACK_HEADER of them for the thread's struct; in copy mode, of chunks, and
  * `size` is the stack each carrier runs its threads on. -ENOMEM, -EINVAL. */
-int ld_stack_pool_create(ld_stack_pool **out, size_t size, enum ld_stack_mode mode);
+int ld_stack_depot_create(ld_stack_depot **out, size_t size, enum ld_stack_mode mode);
 
 /* Make sure n stacks are free and their top pages resident (n chunks, in copy mode),
  * so that n spawns fault in no memory: for a benchmark, before its clock starts.
  * -ENOMEM if the kernel refuses. */
-int ld_stack_pool_reserve(ld_stack_pool *p, size_t n);
+int ld_stack_depot_reserve(ld_stack_depot *p, size_t n);
 
 /* Unmap every stack. No scheduler may be using the pool any more. */
-void ld_stack_pool_destroy(ld_stack_pool *p);
+void ld_stack_depot_destroy(ld_stack_depot *p);
 
 typedef struct ld_sched_config {
     size_t stack_size;       /* bytes per stack, rounded up to pages; 0: default; ignored
@@ -83,7 +83,7 @@ typedef struct ld_sched_config {
     enum ld_stack_mode mode; /* without a pool; a pool's mode applies */
     size_t stack_cache;      /* freed stacks the scheduler keeps for itself before they go
                                 back to the pool; 0: 1024 */
-    ld_stack_pool *pool;     /* where stacks come from and go back to when the scheduler
+    ld_stack_depot *pool;     /* where stacks come from and go back to when the scheduler
                                 ends; NULL: a pool of its own, unmapped with it */
 } ld_sched_config;
 

@@ -511,11 +511,11 @@ static int sched_timer_open(ld_sched *s)
  * ucontext backend keeps pointers into its stacks, so it cannot copy them. */
 static int sched_run_stack_map(ld_sched *s)
 {
-    if (ld_stack_pool_mode(s->stacks.pool) != LD_STACK_COPY)
+    if (ld_stack_depot_mode(s->stacks.pool) != LD_STACK_COPY)
         return 0;
     if (!ld_stack_mode_supported(LD_STACK_COPY))
         return -ENOTSUP;
-    return ld_stack_run_map(&s->run, ld_stack_pool_size(s->stacks.pool));
+    return ld_stack_run_map(&s->run, ld_stack_depot_size(s->stacks.pool));
 }
 
 /* The carrier's signal stack first, then the loop and its async; undone in reverse. */

@@ -45,7 +45,7 @@ typedef struct stack_slab {
     size_t carved; /* slots handed out so far */
 } stack_slab;
 
-struct ld_stack_pool {
+struct ld_stack_depot {
     pthread_mutex_t lock;
     enum ld_stack_mode mode;
     size_t size;     /* usable bytes of each stack, header included; or of a chunk */
@@ -107,7 +107,7 @@ size_t ld_stack_page(void)
 }
 
 /* Which modes to try, from LOOMDIST_STACK_GUARD: advice (the default), page, canary. */
-static void pool_guard_modes(ld_stack_pool *p)
+static void pool_guard_modes(ld_stack_depot *p)
 {
     const char *mode = getenv("LOOMDIST_STACK_GUARD");
 
@@ -121,9 +121,9 @@ static void pool_guard_modes(ld_stack_pool *p)
     }
 }
 
-int ld_stack_pool_create(ld_stack_pool **out, size_t size, enum ld_stack_mode mode)
+int ld_stack_depot_create(ld_stack_depot **out, size_t size, enum ld_stack_mode mode)
 {
-    ld_stack_pool *p;
+    ld_stack_depot *p;
 
     if (out == NULL)
         return -EINVAL;
@@ -152,7 +152,7 @@ int ld_stack_pool_create(ld_stack_pool **out, size_t size, enum ld_stack_mode mo
 }
 
 /* Valgrind is told each stack exists for as long as its slab is mapped. */
-static void slab_forget_stacks(const ld_stack_pool *p, const stack_slab *sl)
+static void slab_forget_stacks(const ld_stack_depot *p, const stack_slab *sl)
 {
 #ifdef LD_STACK_VALGRIND
     size_t i;
@@ -170,7 +170,7 @@ static void slab_forget_stacks(const ld_stack_pool *p, const stack_slab *sl)
 #endif
 }
 
-void ld_stack_pool_destroy(ld_stack_pool *p)
+void ld_stack_depot_destroy(ld_stack_depot *p)
 {
     stack_slab *sl, *next;
 
@@ -190,7 +190,7 @@ void ld_stack_pool_destroy(ld_stack_pool *p)
 /* A new slab, twice the last one up to the cap. MAP_NORESERVE: most of every stack is
  * never touched, and what is touched is what counts. Chunks, by contrast, are all
  * touched: huge pages spare the TLB a million small ones. */
-static int pool_grow(ld_stack_pool *p)
+static int pool_grow(ld_stack_depot *p)
 {
     size_t slots = p->slabs != NULL ? p->slabs->slots * 2 : SLAB_SLOTS_MIN;
     stack_slab *sl = malloc(sizeof *sl);
@@ -221,7 +221,7 @@ static int pool_grow(ld_stack_pool *p)
 }
 
 /* A PROT_NONE guard is two VMAs; it is used only while the process budget lasts. */
-static int page_guard(ld_stack_pool *p, char *base)
+static int page_guard(ld_stack_depot *p, char *base)
 {
     if (!p->allow_page)
         return 0;
@@ -239,7 +239,7 @@ static int page_guard(ld_stack_pool *p, char *base)
 
 /* The best guard the kernel and the budget allow. The first refusal of the guard
  * advice is remembered, so old kernels pay for one failed madvise per pool. */
-static unsigned char slot_guard(ld_stack_pool *p, char *base)
+static unsigned char slot_guard(ld_stack_depot *p, char *base)
 {
     if (atomic_load_explicit(&p->advice, memory_order_relaxed)) {
         if (madvise(base, stack_page, MADV_GUARD_INSTALL) == 0)
@@ -251,7 +251,7 @@ static unsigned char slot_guard(ld_stack_pool *p, char *base)
 
 /* Make a carved slot a stack: guard it, write its header (which faults in the page the
  * thread's struct and first frames will use) and name it to valgrind. */
-static ld_stack *slot_setup(ld_stack_pool *p, char *base)
+static ld_stack *slot_setup(ld_stack_depot *p, char *base)
 {
     char *lo = base + stack_page;
     ld_stack *st = (ld_stack *)(lo + p->size - LD_STACK_HEADER);
@@ -281,7 +281,7 @@ static ld_stack *chunk_setup(char *base)
 
 /* Up to `want` fresh slots: their addresses are claimed under the lock, and set up
  * after it, so two carriers carving at once wait only for the claim. */
-static size_t pool_carve(ld_stack_pool *p, size_t want, ld_stack **list, int *rc)
+static size_t pool_carve(ld_stack_depot *p, size_t want, ld_stack **list, int *rc)
 {
     char *base;
     size_t n, i;
@@ -310,7 +310,7 @@ static size_t pool_carve(ld_stack_pool *p, size_t want, ld_stack **list, int *rc
 }
 
 /* Move up to `want` free stacks of the pool onto list. */
-static size_t pool_take_free(ld_stack_pool *p, size_t want, ld_stack **list)
+static size_t pool_take_free(ld_stack_depot *p, size_t want, ld_stack **list)
 {
     size_t n = 0;
 
@@ -328,7 +328,7 @@ static size_t pool_take_free(ld_stack_pool *p, size_t want, ld_stack **list)
 }
 
 /* Put a list of `n` stacks on the pool's free list. */
-static void pool_give(ld_stack_pool *p, ld_stack *head, ld_stack *tail, size_t n)
+static void pool_give(ld_stack_depot *p, ld_stack *head, ld_stack *tail, size_t n)
 {
     pthread_mutex_lock(&p->lock);
     tail->next = p->free;
@@ -337,7 +337,7 @@ static void pool_give(ld_stack_pool *p, ld_stack *head, ld_stack *tail, size_t n
     pthread_mutex_unlock(&p->lock);
 }
 
-int ld_stack_pool_reserve(ld_stack_pool *p, size_t n)
+int ld_stack_depot_reserve(ld_stack_depot *p, size_t n)
 {
     for (;;) {
         ld_stack *list = NULL, *tail;
@@ -358,7 +358,7 @@ int ld_stack_pool_reserve(ld_stack_pool *p, size_t n)
     }
 }
 
-int ld_stack_cache_init(ld_stack_cache *c, ld_stack_pool *pool, size_t size,
+int ld_stack_cache_init(ld_stack_cache *c, ld_stack_depot *pool, size_t size,
                         enum ld_stack_mode mode, size_t cap)
 {
     c->free = NULL;
@@ -366,7 +366,7 @@ int ld_stack_cache_init(ld_stack_cache *c, ld_stack_pool *pool, size_t size,
     c->cap = cap;
     c->own_pool = pool == NULL;
     c->pool = pool;
-    return pool != NULL ? 0 : ld_stack_pool_create(&c->pool, size, mode);
+    return pool != NULL ? 0 : ld_stack_depot_create(&c->pool, size, mode);
 }
 
 void ld_stack_cache_fini(ld_stack_cache *c)
@@ -381,7 +381,7 @@ void ld_stack_cache_fini(ld_stack_cache *c)
     c->free = NULL;
     c->count = 0;
     if (c->own_pool)
-        ld_stack_pool_destroy(c->pool);
+        ld_stack_depot_destroy(c->pool);
     c->pool = NULL;
 }
 
@@ -422,12 +422,12 @@ void ld_stack_put(ld_stack_cache *c, ld_stack *st)
     c->count++;
 }
 
-enum ld_stack_mode ld_stack_pool_mode(const ld_stack_pool *p)
+enum ld_stack_mode ld_stack_depot_mode(const ld_stack_depot *p)
 {
     return p->mode;
 }
 
-size_t ld_stack_pool_size(const ld_stack_pool *p)
+size_t ld_stack_depot_size(const ld_stack_depot *p)
 {
     return p->mode == LD_STACK_COPY ? p->run_size : p->size;
 }

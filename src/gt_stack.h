@@ -72,7 +72,7 @@ typedef struct ld_stack {
 /* One scheduler's stacks: a free list of its own in front of a pool that may be
  * shared, so most spawns and ends take no lock. */
 typedef struct ld_stack_cache {
-    ld_stack_pool *pool;
+    ld_stack_depot *pool;
     int own_pool;   /* the pool was made for this cache, and dies with it */
     ld_stack *free; /* stacks ready for reuse, most recently used first */
     size_t count;   /* on the free list */
@@ -81,13 +81,13 @@ typedef struct ld_stack_cache {
 
 /* A cache over pool, or over a private pool of `size` usable bytes in `mode` when pool
  * is NULL. */
-int ld_stack_cache_init(ld_stack_cache *c, ld_stack_pool *pool, size_t size,
+int ld_stack_cache_init(ld_stack_cache *c, ld_stack_depot *pool, size_t size,
                         enum ld_stack_mode mode, size_t cap);
 
 /* The pool's mode, and the bytes of the stacks it hands out or, in copy mode, of the
  * run stack each scheduler maps. */
-enum ld_stack_mode ld_stack_pool_mode(const ld_stack_pool *p);
-size_t ld_stack_pool_size(const ld_stack_pool *p);
+enum ld_stack_mode ld_stack_depot_mode(const ld_stack_depot *p);
+size_t ld_stack_depot_size(const ld_stack_depot *p);
 
 /* Copy mode: a chunk's header holds the ld_stack and the thread's struct, and right
  * after it, in the lines a resume fetches anyway, the room for its frozen frames: both

@@ -60,7 +60,7 @@ static void driver(void *arg)
 }
 
 /* One scheduler over the pool, all threads through it. */
-static int one_scheduler(ld_stack_pool *pool)
+static int one_scheduler(ld_stack_depot *pool)
 {
     ld_sched_config cfg = {.pool = pool};
     ld_sched *s;
@@ -89,16 +89,16 @@ static int scale_in_mode(const char *mode)
     fflush(NULL);
     pid = fork();
     if (pid == 0) {
-        ld_stack_pool *pool;
+        ld_stack_depot *pool;
         setenv("LOOMDIST_STACK_GUARD", mode, 1);
         run.threads = calloc(THREADS, sizeof *run.threads);
-        if (!run.threads || ld_stack_pool_create(&pool, 16 * 1024, test_mode) != 0)
+        if (!run.threads || ld_stack_depot_create(&pool, 16 * 1024, test_mode) != 0)
             _exit(2);
         int rc = one_scheduler(pool) || one_scheduler(pool);
         /* Every stack is back in the pool: reserving as many maps nothing new. */
         long before = ld_proc_maps();
-        rc = rc || ld_stack_pool_reserve(pool, THREADS) != 0 || ld_proc_maps() != before;
-        ld_stack_pool_destroy(pool);
+        rc = rc || ld_stack_depot_reserve(pool, THREADS) != 0 || ld_proc_maps() != before;
+        ld_stack_depot_destroy(pool);
         _exit(rc);
     }
     if (pid < 0 || waitpid(pid, &status, 0) != pid)

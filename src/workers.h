@@ -1,9 +1,9 @@
-/* pool.h: a fixed pool of OS worker threads, worker w pinned to cpus[w].
+/* workers.h: a fixed pool of OS worker threads, worker w pinned to cpus[w].
  *
- * ld_pool_run hands task indices 0..ntasks-1 out one at a time from a shared atomic
+ * ld_workers_run hands task indices 0..ntasks-1 out one at a time from a shared atomic
  * counter and returns when all have run. The workers are created once and reused
  * across runs; between runs they sleep on a condition variable. No global state: all
- * of it lives in the ld_pool. Functions returning int give 0 or a negative errno.
+ * of it lives in the ld_workers. Functions returning int give 0 or a negative errno.
  */
 #ifndef LD_POOL_H
 #define LD_POOL_H
@@ -12,25 +12,25 @@
 
 #include "cpus.h"
 
-typedef struct ld_pool ld_pool;
+typedef struct ld_workers ld_workers;
 
 /* Task callback: run task `index` on worker `worker` (0-based). */
-typedef void (*ld_pool_task)(void *ctx, size_t index, unsigned worker);
+typedef void (*ld_workers_task)(void *ctx, size_t index, unsigned worker);
 
 /* One worker per CPU in cpus, each pinned to its CPU before it takes any task. Returns
  * once every worker is pinned; a CPU that cannot be pinned fails the whole pool. */
-int ld_pool_create(ld_pool **out, const ld_cpus *cpus);
+int ld_workers_create(ld_workers **out, const ld_cpus *cpus);
 
 /* Run fn(ctx, i, w) for every i in [0, ntasks), blocking until all are done. One run
  * at a time: a call while another is in progress returns -EBUSY. */
-int ld_pool_run(ld_pool *p, size_t ntasks, ld_pool_task fn, void *ctx);
+int ld_workers_run(ld_workers *p, size_t ntasks, ld_workers_task fn, void *ctx);
 
-unsigned ld_pool_size(const ld_pool *p);
+unsigned ld_workers_count(const ld_workers *p);
 
 /* The CPU worker w is pinned to. */
-int ld_pool_worker_cpu(const ld_pool *p, unsigned w);
+int ld_workers_cpu(const ld_workers *p, unsigned w);
 
 /* Stop and join the workers. */
-void ld_pool_destroy(ld_pool *p);
+void ld_workers_destroy(ld_workers *p);
 
 #endif

@@ -1,11 +1,11 @@
-/* pool.c: a fixed pool of pinned OS worker threads, reused across runs.
+/* workers.c: a fixed pool of pinned OS worker threads, reused across runs.
  *
  * One mutex guards the run's description and two condition variables: `wake` tells
  * the workers a run (or the stop) has come, `done` tells the caller that every worker
  * has pinned itself, or that every worker has left the current run. Within a run the
  * workers take task indices from an atomic counter, with no lock.
  */
-#include "pool.h"
+#include "workers.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -14,13 +14,13 @@
 #include <stdlib.h>
 
 typedef struct pool_worker {
-    ld_pool *pool;
+    ld_workers *pool;
     pthread_t thread;
     unsigned index;
     int cpu;
 } pool_worker;
 
-struct ld_pool {
+struct ld_workers {
     pthread_mutex_t lock;
     pthread_cond_t wake;
     pthread_cond_t done;
@@ -30,9 +30,9 @@ struct ld_pool {
     int pin_error;   /* the first pinning failure */
     unsigned busy;   /* workers not yet out of the current run */
     uint64_t run;    /* which run the workers should be in */
-    int running;     /* a caller is inside ld_pool_run */
+    int running;     /* a caller is inside ld_workers_run */
     int stop;
-    ld_pool_task fn;
+    ld_workers_task fn;
     void *ctx;
     size_t ntasks;
     atomic_size_t next; /* the next task index to hand out */
@@ -40,7 +40,7 @@ struct ld_pool {
 
 /* Take indices until they run out. Relaxed is enough: the run's fields were published
  * under the lock, and the caller learns of the results under it too. */
-static void pool_drain(ld_pool *p, unsigned w, ld_pool_task fn, void *ctx, size_t ntasks)
+static void pool_drain(ld_workers *p, unsigned w, ld_workers_task fn, void *ctx, size_t ntasks)
 {
     for (;;) {
         size_t i = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed);
@@ -55,7 +55,7 @@ static void pool_drain(ld_pool *p, unsigned w, ld_pool_task fn, void *ctx, size_
 static void *pool_worker_main(void *arg)
 {
     pool_worker *me = arg;
-    ld_pool *p = me->pool;
+    ld_workers *p = me->pool;
     int rc = ld_cpus_pin_self(me->cpu);
     uint64_t seen = 0;
     pthread_mutex_lock(&p->lock);
@@ -69,7 +69,7 @@ static void *pool_worker_main(void *arg)
         if (p->stop)
             break;
         seen = p->run;
-        ld_pool_task fn = p->fn;
+        ld_workers_task fn = p->fn;
         void *ctx = p->ctx;
         size_t ntasks = p->ntasks;
         pthread_mutex_unlock(&p->lock);
@@ -83,7 +83,7 @@ static void *pool_worker_main(void *arg)
 }
 
 /* Tell the first `started` workers to stop, join them, and free the pool. */
-static void pool_teardown(ld_pool *p, unsigned started)
+static void pool_teardown(ld_workers *p, unsigned started)
 {
     pthread_mutex_lock(&p->lock);
     p->stop = 1;
@@ -99,9 +99,9 @@ static void pool_teardown(ld_pool *p, unsigned started)
 }
 
 /* The pool and its synchronisation, before any thread exists. */
-static int pool_alloc(ld_pool **out, const ld_cpus *cpus)
+static int pool_alloc(ld_workers **out, const ld_cpus *cpus)
 {
-    ld_pool *p = calloc(1, sizeof *p);
+    ld_workers *p = calloc(1, sizeof *p);
     if (p == NULL)
         return -ENOMEM;
     p->workers = calloc(cpus->n, sizeof *p->workers);
@@ -122,9 +122,9 @@ static int pool_alloc(ld_pool **out, const ld_cpus *cpus)
 
 /* Start every worker and wait until all have pinned themselves, so that a CPU the
  * process may not use is an error here and not a slow run later. */
-int ld_pool_create(ld_pool **out, const ld_cpus *cpus)
+int ld_workers_create(ld_workers **out, const ld_cpus *cpus)
 {
-    ld_pool *p;
+    ld_workers *p;
     if (out == NULL || cpus == NULL || cpus->n == 0 || cpus->n > LD_CPUS_MAX)
         return -EINVAL;
     int rc = pool_alloc(&p, cpus);
@@ -153,7 +153,7 @@ int ld_pool_create(ld_pool **out, const ld_cpus *cpus)
 
 /* Publish the run, wake every worker, and wait for all of them to leave it: a worker
  * leaves only when the counter is past the end, so every task has run by then. */
-int ld_pool_run(ld_pool *p, size_t ntasks, ld_pool_task fn, void *ctx)
+int ld_workers_run(ld_workers *p, size_t ntasks, ld_workers_task fn, void *ctx)
 {
     if (p == NULL || fn == NULL)
         return -EINVAL;
@@ -179,17 +179,17 @@ int ld_pool_run(ld_pool *p, size_t ntasks, ld_pool_task fn, void *ctx)
     return 0;
 }
 
-unsigned ld_pool_size(const ld_pool *p)
+unsigned ld_workers_count(const ld_workers *p)
 {
     return p->n;
 }
 
-int ld_pool_worker_cpu(const ld_pool *p, unsigned w)
+int ld_workers_cpu(const ld_workers *p, unsigned w)
 {
     return w < p->n ? p->workers[w].cpu : -EINVAL;
 }
 
-void ld_pool_destroy(ld_pool *p)
+void ld_workers_destroy(ld_workers *p)
 {
     if (p != NULL)
         pool_teardown(p, p->n);

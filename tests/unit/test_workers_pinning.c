@@ -1,4 +1,4 @@
-/* test_pool_pinning.c: the pinned pool and the CPU helpers under it.
+/* test_workers_pinning.c: the pinned pool and the CPU helpers under it.
  *
  * A pool over the process's CPUs runs many tiny tasks; each records the CPU it ran on
  * and its worker. Every worker must always have been on the CPU it is pinned to,
@@ -6,7 +6,7 @@
  * ld_cpus_share is checked on fixed CPU lists.
  */
 #include "cpus.h"
-#include "pool.h"
+#include "workers.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -18,7 +18,7 @@
 #include "check.h"
 
 typedef struct record {
-    ld_pool *pool;
+    ld_workers *pool;
     atomic_int *times; /* how often each index ran */
     int *cpu;          /* where it ran */
     unsigned *worker;  /* and on which worker */
@@ -44,11 +44,11 @@ static void nested_task(void *ctx, size_t i, unsigned w)
 {
     record *r = ctx;
     (void)i, (void)w;
-    atomic_store(&r->nested, ld_pool_run(r->pool, 1, nested_task, ctx));
+    atomic_store(&r->nested, ld_workers_run(r->pool, 1, nested_task, ctx));
 }
 
 /* One run of n tasks, checked index by index. */
-static void check_run(ld_pool *pool, size_t n, const char *name)
+static void check_run(ld_workers *pool, size_t n, const char *name)
 {
     record r = {.pool = pool};
     r.times = calloc(n, sizeof *r.times);
@@ -57,14 +57,14 @@ static void check_run(ld_pool *pool, size_t n, const char *name)
     if (!r.times || !r.cpu || !r.worker) {
         CHECK(0, "%s: out of memory", name);
     } else {
-        int rc = ld_pool_run(pool, n, record_task, &r);
-        CHECK(rc == 0, "%s: ld_pool_run returned %d", name, rc);
+        int rc = ld_workers_run(pool, n, record_task, &r);
+        CHECK(rc == 0, "%s: ld_workers_run returned %d", name, rc);
         size_t wrong_count = 0, wrong_cpu = 0, wrong_worker = 0;
         for (size_t i = 0; i < n; i++) {
             wrong_count += atomic_load(&r.times[i]) != 1;
-            if (r.worker[i] >= ld_pool_size(pool))
+            if (r.worker[i] >= ld_workers_count(pool))
                 wrong_worker++;
-            else if (r.cpu[i] != ld_pool_worker_cpu(pool, r.worker[i]))
+            else if (r.cpu[i] != ld_workers_cpu(pool, r.worker[i]))
                 wrong_cpu++;
         }
         CHECK(wrong_count == 0, "%s: %zu of %zu indices did not run exactly once", name,
@@ -86,27 +86,27 @@ static void test_pool(void)
     CHECK(rc == 0 && cpus.n > 0, "ld_cpus_current returned %d with %u CPUs", rc, cpus.n);
     if (rc != 0)
         return;
-    ld_pool *pool;
-    rc = ld_pool_create(&pool, &cpus);
-    CHECK(rc == 0, "ld_pool_create returned %d", rc);
+    ld_workers *pool;
+    rc = ld_workers_create(&pool, &cpus);
+    CHECK(rc == 0, "ld_workers_create returned %d", rc);
     if (rc != 0)
         return;
-    CHECK(ld_pool_size(pool) == cpus.n, "pool has %u workers for %u CPUs",
-          ld_pool_size(pool), cpus.n);
+    CHECK(ld_workers_count(pool) == cpus.n, "pool has %u workers for %u CPUs",
+          ld_workers_count(pool), cpus.n);
     for (unsigned w = 0; w < cpus.n; w++)
-        CHECK(ld_pool_worker_cpu(pool, w) == cpus.id[w], "worker %u pinned to %d, not %d",
-              w, ld_pool_worker_cpu(pool, w), cpus.id[w]);
-    CHECK(ld_pool_worker_cpu(pool, cpus.n) == -EINVAL, "worker out of range accepted");
+        CHECK(ld_workers_cpu(pool, w) == cpus.id[w], "worker %u pinned to %d, not %d",
+              w, ld_workers_cpu(pool, w), cpus.id[w]);
+    CHECK(ld_workers_cpu(pool, cpus.n) == -EINVAL, "worker out of range accepted");
     check_run(pool, 20000, "first run");
     check_run(pool, 3, "second run, fewer tasks than workers");
     check_run(pool, 50000, "third run");
-    CHECK(ld_pool_run(pool, 0, record_task, NULL) == 0, "an empty run failed");
+    CHECK(ld_workers_run(pool, 0, record_task, NULL) == 0, "an empty run failed");
     record r = {.pool = pool};
     atomic_init(&r.nested, 1);
-    rc = ld_pool_run(pool, 1, nested_task, &r);
+    rc = ld_workers_run(pool, 1, nested_task, &r);
     CHECK(rc == 0 && atomic_load(&r.nested) == -EBUSY,
           "a run from inside a run returned %d, want -EBUSY", atomic_load(&r.nested));
-    ld_pool_destroy(pool);
+    ld_workers_destroy(pool);
 }
 
 /* A CPU outside the process's mask cannot be pinned, and fails the whole pool. */
@@ -117,12 +117,12 @@ static void test_pool_bad_cpu(void)
         return;
     int outside = cpus.id[cpus.n - 1] + 1;
     ld_cpus bad = {.n = 1, .id = {outside}};
-    ld_pool *pool = NULL;
-    int rc = ld_pool_create(&pool, &bad);
+    ld_workers *pool = NULL;
+    int rc = ld_workers_create(&pool, &bad);
     CHECK(rc < 0, "a pool pinned to CPU %d outside the mask was created (%d)", outside,
           rc);
     ld_cpus none = {.n = 0};
-    CHECK(ld_pool_create(&pool, &none) == -EINVAL, "a pool of no CPUs was accepted");
+    CHECK(ld_workers_create(&pool, &none) == -EINVAL, "a pool of no CPUs was accepted");
 }
 
 /* A helper thread binds itself to the whole set and then pins itself to each CPU. */
@@ -200,9 +200,9 @@ int main(void)
     test_pool();
     test_pool_bad_cpu();
     if (failures != 0) {
-        fprintf(stderr, "test_pool_pinning: %d check(s) failed\n", failures);
+        fprintf(stderr, "test_workers_pinning: %d check(s) failed\n", failures);
         return 1;
     }
-    printf("test_pool_pinning: ok (hwloc %s)\n", version);
+    printf("test_workers_pinning: ok (hwloc %s)\n", version);
     return 0;
 }
