@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "census.h"
 #include "watchdog.h"
 
 typedef struct carrier {
@@ -68,7 +69,7 @@ int ld_carriers_run(const ld_job_config *cfg, ld_carrier_body body, void *ctx)
                           .body = body,
                           .ctx = ctx,
                           .watchdog = watchdog};
-        int err = pthread_create(&cs[i].thread, NULL, carrier_main, &cs[i]);
+        int err = ld_census_spawn(&cs[i].thread, NULL, carrier_main, &cs[i]);
         if (err) {
             rc = -err;
             break;

@@ -4,6 +4,7 @@
  * and each call blocks its thread. Concurrency is capped at the pool size, so the
  * makespan is about trades / pool_size times a trade's latency.
  */
+#include "census.h"
 #include "settle.h"
 
 #include <errno.h>
@@ -48,7 +49,7 @@ int ld_settle_threads(const ld_job_input *in, ld_trade_result *out)
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, 256 * 1024);
     for (; started < size; started++) {
-        int err = pthread_create(&threads[started], &attr, pool_thread, &r);
+        int err = ld_census_spawn(&threads[started], &attr, pool_thread, &r);
         if (err) {
             rc = -err;
             break;

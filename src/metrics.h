@@ -2,7 +2,9 @@
  *
  * A probe resets the kernel's peak-RSS mark (VmHWM) and samples the thread count on a
  * sampler thread of its own, which it leaves out of the count. Everything the process
- * runs meanwhile is counted, MPI's own threads included.
+ * runs meanwhile is counted, MPI's own threads included. A sample can miss threads that
+ * live shorter than its period, so the probe also resets and reads the census
+ * (census.h) of the threads the strategy made, and reports whichever is larger.
  */
 #ifndef LD_METRICS_H
 #define LD_METRICS_H
@@ -12,7 +14,7 @@
 
 typedef struct ld_metrics {
     int64_t wall_ns;
-    int64_t peak_threads; /* OS threads of the process, sampler excluded */
+    int64_t peak_threads; /* OS threads at once: max(sampled, 1 + census), no sampler */
     int64_t peak_rss_kib; /* VmHWM after a reset at the start */
     int64_t utime_us;
     int64_t stime_us;

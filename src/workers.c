@@ -7,6 +7,8 @@
  */
 #include "workers.h"
 
+#include "census.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -131,8 +133,8 @@ int ld_workers_create(ld_workers **out, const ld_cpus *cpus)
     if (rc != 0)
         return rc;
     for (unsigned w = 0; w < p->n; w++) {
-        rc = -pthread_create(&p->workers[w].thread, NULL, pool_worker_main,
-                             &p->workers[w]);
+        rc = -ld_census_spawn(&p->workers[w].thread, NULL, pool_worker_main,
+                              &p->workers[w]);
         if (rc != 0) {
             pool_teardown(p, w);
             return rc;

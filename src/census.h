@@ -1,0 +1,33 @@
+/* census.h: the OS threads a strategy made that are alive at once, counted, not sampled.
+ *
+ * The sampler in metrics.h reads the process's thread count every millisecond, and a
+ * short run's threads can come and go between two reads. So the places that make a
+ * strategy's OS threads (the settle pool, the carriers, the pinned workers) start them
+ * with ld_census_spawn. It counts each thread from the first instruction of its start
+ * routine to its return, both inside the thread's life, and keeps the high-water mark
+ * of that count. The mark can therefore be low, never high: at that moment at least
+ * that many of these threads existed.
+ *
+ * The count is process-wide, the one mutable state outside a scheduler here, because
+ * what it measures is process-wide: the process's threads, as /proc/self/status counts
+ * them, whichever code made them. One strategy is measured at a time; a probe resets the
+ * mark when it starts (ld_census_reset) and reads it when it stops (ld_census_peak).
+ * Every function is thread-safe and lock-free.
+ */
+#ifndef LD_CENSUS_H
+#define LD_CENSUS_H
+
+#include <pthread.h>
+
+/* pthread_create, with fn(arg) counted while it runs. Returns 0 or a positive errno, as
+ * pthread_create does; join the thread with pthread_join as usual. */
+int ld_census_spawn(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *),
+                    void *arg);
+
+/* Start a new high-water mark from the number of counted threads alive now. */
+void ld_census_reset(void);
+
+/* The most counted threads alive at once since the last reset. */
+int ld_census_peak(void);
+
+#endif
