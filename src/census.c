@@ -32,12 +32,11 @@ static void census_leave(void *unused)
     atomic_fetch_sub_explicit(&census_alive, 1, memory_order_relaxed);
 }
 
-/* The counted thread's start routine: in the count for exactly as long as fn runs. */
+/* The counted thread's start routine: it leaves the count when fn returns. */
 static void *census_main(void *arg)
 {
     census_start start = *(census_start *)arg;
     free(arg);
-    census_raise(atomic_fetch_add_explicit(&census_alive, 1, memory_order_relaxed) + 1);
     void *ret;
     pthread_cleanup_push(census_leave, NULL);
     ret = start.fn(start.arg);
@@ -53,9 +52,14 @@ int ld_census_spawn(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(v
         return ENOMEM;
     *start = (census_start){.fn = fn, .arg = arg};
     int err = pthread_create(thread, attr, census_main, start);
-    if (err)
+    if (err) {
         free(start);
-    return err;
+        return err;
+    }
+    /* The thread exists once pthread_create returns. If it has already left, the count
+     * dips below the truth for a moment, and never rises above it. */
+    census_raise(atomic_fetch_add_explicit(&census_alive, 1, memory_order_relaxed) + 1);
+    return 0;
 }
 
 void ld_census_reset(void)

@@ -3,10 +3,11 @@
  * The sampler in metrics.h reads the process's thread count every millisecond, and a
  * short run's threads can come and go between two reads. So the places that make a
  * strategy's OS threads (the settle pool, the carriers, the pinned workers) start them
- * with ld_census_spawn. It counts each thread from the first instruction of its start
- * routine to its return, both inside the thread's life, and keeps the high-water mark
- * of that count. The mark can therefore be low, never high: at that moment at least
- * that many of these threads existed.
+ * with ld_census_spawn. It counts each thread from the return of its pthread_create to
+ * the return of its start routine, both inside the thread's life, and keeps the
+ * high-water mark of that count. The mark can therefore be low, never high: at that
+ * moment at least that many of these threads existed. (Counting from the start
+ * routine's first instruction instead would miss a thread created but not yet run.)
  *
  * The count is process-wide, the one mutable state outside a scheduler here, because
  * what it measures is process-wide: the process's threads, as /proc/self/status counts
