@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_slurm.sh LOOMDIST SOURCE_DIR WORK_DIR
 #
-# End-to-end test of slurm/: starts a 3-node local cluster, runs settle.sbatch
+# End-to-end test of slurm/: starts a 3-node local cluster whose state folder
+# sits below a folder of mode 0700 (as a clone in /root does), runs settle.sbatch
 # on 1 and on 3 nodes, runs a sweep, checks every HDF5 file against what Slurm
 # says about its job, checks that bad input fails the job, and stops the
 # cluster again whatever happened. Exit 0 pass, 1 fail, 77 skip (only when
@@ -20,7 +21,10 @@ readonly CLUSTER=$SRC/slurm/local-cluster
 readonly SETTLE=$SRC/slurm/settle.sbatch
 readonly SWEEP=$SRC/slurm/sweep
 readonly CHECK=$SRC/tests/slurm/check_h5.py
-readonly STATE=$WORK/cluster
+# munged refuses a socket below a folder others cannot search; local-cluster
+# must put it elsewhere, wherever its state folder is.
+readonly PRIVATE=$WORK/private
+readonly STATE=$PRIVATE/cluster
 # Ports away from both Slurm's defaults and local-cluster's, so a cluster
 # someone started by hand does not collide with the test's.
 readonly PORTS=${LOOMDIST_SLURM_TEST_PORTS:-16827,17011}
@@ -75,10 +79,17 @@ find_python() {
 # Runs on every exit: stop the cluster, then prove no daemon or job step of
 # it is left, and show the daemon logs when something failed.
 cleanup() {
-    local rc=$? left
+    local rc=$? left runtime=""
     trap - EXIT
     if [[ -d $STATE ]]; then
+        [[ -s $STATE/runtime-dir ]] && runtime=$(<"$STATE/runtime-dir")
         "$CLUSTER" --state "$STATE" stop || true
+        if [[ -n $runtime && -e $runtime ]]; then
+            echo "FAIL: stop left the cluster's runtime folder $runtime"
+            rc=1
+        elif [[ -n $runtime ]]; then
+            echo "ok: stop removed the runtime folder $runtime"
+        fi
         left=$(leftover_pids)
         if [[ -n $left ]]; then
             echo "FAIL: processes of the test cluster still run after stop:"
@@ -123,6 +134,24 @@ start_cluster() {
         { failed "the local cluster did not start"; exit 1; }
     eval "$("$CLUSTER" --state "$STATE" env)"
     export LOOMDIST_BIN=$BIN
+    check_runtime_dir
+}
+
+# The munge socket must be outside the 0700 folder, in a folder of its own
+# that all users can search, recorded in the state folder.
+check_runtime_dir() {
+    local runtime socket
+    runtime=$(cat "$STATE/runtime-dir" 2>/dev/null || true)
+    socket=$(sed -n 's/^AuthInfo=socket=//p' "$STATE/slurm.conf")
+    if [[ -z $runtime || ! -d $runtime ]]; then
+        failed "no runtime folder recorded in $STATE/runtime-dir"
+    elif [[ $socket != "$runtime"/* || ! -S $socket ]]; then
+        failed "munge socket '$socket' is not a socket in the runtime folder $runtime"
+    elif [[ $(stat -c %a "$PRIVATE") != 700 ]]; then
+        failed "the state folder's parent $PRIVATE is not mode 0700"
+    else
+        passed "state below a 0700 folder; munge socket in $runtime ($(stat -c %a "$runtime"))"
+    fi
 }
 
 # Run settle.sbatch with sbatch --wait; the job's output goes to NAME.out.
@@ -279,7 +308,8 @@ main() {
     [[ -x $BIN ]] || { echo "FAIL: loomdist binary $BIN is not executable"; exit 1; }
     find_python
     rm -rf -- "$WORK"
-    mkdir -p -- "$WORK"
+    mkdir -p -- "$WORK" "$PRIVATE"
+    chmod 0700 "$PRIVATE"
     trap cleanup EXIT
     # A signal (Ctrl-C, a test driver's TERM) must still run cleanup.
     trap 'exit 130' INT
