@@ -35,7 +35,7 @@ static void *carrier_main(void *arg)
         return NULL;
     ld_sched_config sc = {.stack_size = c->cfg->stack_size,
                           .mode = c->cfg->stack_mode,
-                          .pool = c->cfg->stacks};
+                          .depot = c->cfg->stacks};
     ld_sched *s;
     if ((c->rc = ld_sched_create(&s, &sc)) != 0)
         return NULL;

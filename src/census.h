@@ -2,7 +2,7 @@
  *
  * The sampler in metrics.h reads the process's thread count every millisecond, and a
  * short run's threads can come and go between two reads. So the places that make a
- * strategy's OS threads (the settle pool, the carriers, the pinned workers) start them
+ * strategy's OS threads (settle's threads, the carriers, the pinned workers) start them
  * with ld_census_spawn. It counts each thread from the return of its pthread_create to
  * the return of its start routine, both inside the thread's life, and keeps the
  * high-water mark of that count. The mark can therefore be low, never high: at that

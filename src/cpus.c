@@ -4,7 +4,7 @@
  * process's threads. hwloc needs a topology for that, and loading one reads sysfs for
  * milliseconds, so the topology here is cut down to the bare PUs and is only loaded
  * for ld_cpus_current, once per run. Pinning or binding a thread is one system call
- * and goes to the kernel directly, so that a pool of N workers does not load N
+ * and goes to the kernel directly, so that N pinned workers do not load N
  * topologies.
  */
 #include "cpus.h"

@@ -7,7 +7,7 @@
  *
  * A thread keeps its frames in a stack of its own or, in copy mode, in a small chunk
  * while it is switched out (enum ld_stack_mode below). Stacks are carved from large
- * mmap'd slabs and kept in a per-scheduler cache for reuse, in front of a stack pool
+ * mmap'd slabs and kept in a per-scheduler cache for reuse, in front of a stack depot
  * that several schedulers, one after another or at once, may share; chunks likewise.
  * A thread's own struct lives in the top LD_GT_STACK_HEADER bytes of its stack (or at
  * the start of its chunk), so a spawn allocates nothing once the stack is there. Below
@@ -64,7 +64,7 @@ int ld_stack_mode_supported(enum ld_stack_mode mode);
  * their pages, so a scheduler made later finds them warm. Thread-safe. */
 typedef struct ld_stack_depot ld_stack_depot;
 
-/* A pool of stacks of `size` bytes each (rounded up to pages; 0: the default), the
+/* A depot of stacks of `size` bytes each (rounded up to pages; 0: the default), the
  * top LD_GT_STACK_HEADER of them for the thread's struct; in copy mode, of chunks, and
  * `size` is the stack each carrier runs its threads on. -ENOMEM, -EINVAL. */
 int ld_stack_depot_create(ld_stack_depot **out, size_t size, enum ld_stack_mode mode);
@@ -74,17 +74,17 @@ int ld_stack_depot_create(ld_stack_depot **out, size_t size, enum ld_stack_mode 
  * -ENOMEM if the kernel refuses. */
 int ld_stack_depot_reserve(ld_stack_depot *p, size_t n);
 
-/* Unmap every stack. No scheduler may be using the pool any more. */
+/* Unmap every stack. No scheduler may be using the depot any more. */
 void ld_stack_depot_destroy(ld_stack_depot *p);
 
 typedef struct ld_sched_config {
     size_t stack_size;       /* bytes per stack, rounded up to pages; 0: default; ignored
-                                with a pool, whose size applies */
-    enum ld_stack_mode mode; /* without a pool; a pool's mode applies */
+                                with a depot, whose size applies */
+    enum ld_stack_mode mode; /* without a depot; a depot's mode applies */
     size_t stack_cache;      /* freed stacks the scheduler keeps for itself before they go
-                                back to the pool; 0: 1024 */
-    ld_stack_depot *pool;     /* where stacks come from and go back to when the scheduler
-                                ends; NULL: a pool of its own, unmapped with it */
+                                back to the depot; 0: 1024 */
+    ld_stack_depot *depot;   /* where stacks come from and go back to when the scheduler
+                                ends; NULL: a depot of its own, unmapped with it */
 } ld_sched_config;
 
 /* Create the scheduler of the calling thread, with a uv_loop of its own. cfg may be

@@ -507,15 +507,15 @@ static int sched_timer_open(ld_sched *s)
     return 0;
 }
 
-/* Copy mode: the one stack the scheduler's threads share, of the pool's size. A
+/* Copy mode: the one stack the scheduler's threads share, of the depot's size. A
  * ucontext backend keeps pointers into its stacks, so it cannot copy them. */
 static int sched_run_stack_map(ld_sched *s)
 {
-    if (ld_stack_depot_mode(s->stacks.pool) != LD_STACK_COPY)
+    if (ld_stack_depot_mode(s->stacks.depot) != LD_STACK_COPY)
         return 0;
     if (!ld_stack_mode_supported(LD_STACK_COPY))
         return -ENOTSUP;
-    return ld_stack_run_map(&s->run, ld_stack_depot_size(s->stacks.pool));
+    return ld_stack_run_map(&s->run, ld_stack_depot_size(s->stacks.depot));
 }
 
 /* The carrier's signal stack first, then the loop and its async; undone in reverse. */
@@ -549,7 +549,7 @@ int ld_sched_create(ld_sched **out, const ld_sched_config *cfg)
     rc = -pthread_mutex_init(&s->remote_lock, NULL);
     if (rc != 0)
         goto fail_async;
-    rc = ld_stack_cache_init(&s->stacks, cfg != NULL ? cfg->pool : NULL, size,
+    rc = ld_stack_cache_init(&s->stacks, cfg != NULL ? cfg->depot : NULL, size,
                              cfg != NULL ? cfg->mode : LD_STACK_OWN, cache);
     if (rc != 0)
         goto fail_lock;

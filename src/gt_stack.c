@@ -1,4 +1,4 @@
-/* gt_stack.c: green-thread stacks carved from slabs, their pools and per-scheduler
+/* gt_stack.c: green-thread stacks carved from slabs, their depots and per-scheduler
  * caches, the three ways an overflow is caught, and the SIGSEGV handler that reports
  * a green thread's stack overflow. */
 #include <errno.h>
@@ -34,8 +34,8 @@
 #define SLAB_SLOTS_MIN 64u
 #define SLAB_SLOTS_MAX 16384u
 
-/* Stacks moved between a cache and its pool in one go, under one lock. */
-#define POOL_BATCH 32u
+/* Stacks moved between a cache and its depot in one go, under one lock. */
+#define DEPOT_BATCH 32u
 
 /* One mapping, carved from its low end up. */
 typedef struct stack_slab {
@@ -107,7 +107,7 @@ size_t ld_stack_page(void)
 }
 
 /* Which modes to try, from LOOMDIST_STACK_GUARD: advice (the default), page, canary. */
-static void pool_guard_modes(ld_stack_depot *p)
+static void depot_guard_modes(ld_stack_depot *p)
 {
     const char *mode = getenv("LOOMDIST_STACK_GUARD");
 
@@ -146,7 +146,7 @@ int ld_stack_depot_create(ld_stack_depot **out, size_t size, enum ld_stack_mode 
         p->slot = LD_GT_STACK_CHUNK;
     }
     atomic_init(&p->page_guards, 0);
-    pool_guard_modes(p);
+    depot_guard_modes(p);
     *out = p;
     return 0;
 }
@@ -190,7 +190,7 @@ void ld_stack_depot_destroy(ld_stack_depot *p)
 /* A new slab, twice the last one up to the cap. MAP_NORESERVE: most of every stack is
  * never touched, and what is touched is what counts. Chunks, by contrast, are all
  * touched: huge pages spare the TLB a million small ones. */
-static int pool_grow(ld_stack_depot *p)
+static int depot_grow(ld_stack_depot *p)
 {
     size_t slots = p->slabs != NULL ? p->slabs->slots * 2 : SLAB_SLOTS_MIN;
     stack_slab *sl = malloc(sizeof *sl);
@@ -238,7 +238,7 @@ static int page_guard(ld_stack_depot *p, char *base)
 }
 
 /* The best guard the kernel and the budget allow. The first refusal of the guard
- * advice is remembered, so old kernels pay for one failed madvise per pool. */
+ * advice is remembered, so old kernels pay for one failed madvise per depot. */
 static unsigned char slot_guard(ld_stack_depot *p, char *base)
 {
     if (atomic_load_explicit(&p->advice, memory_order_relaxed)) {
@@ -281,7 +281,7 @@ static ld_stack *chunk_setup(char *base)
 
 /* Up to `want` fresh slots: their addresses are claimed under the lock, and set up
  * after it, so two carriers carving at once wait only for the claim. */
-static size_t pool_carve(ld_stack_depot *p, size_t want, ld_stack **list, int *rc)
+static size_t depot_carve(ld_stack_depot *p, size_t want, ld_stack **list, int *rc)
 {
     char *base;
     size_t n, i;
@@ -289,12 +289,12 @@ static size_t pool_carve(ld_stack_depot *p, size_t want, ld_stack **list, int *r
     pthread_mutex_lock(&p->lock);
     *rc = 0;
     if (p->slabs == NULL || p->slabs->carved == p->slabs->slots)
-        *rc = pool_grow(p);
+        *rc = depot_grow(p);
     if (*rc != 0) {
         pthread_mutex_unlock(&p->lock);
         return 0;
     }
-    /* NOLINTNEXTLINE(clang-analyzer-core.NullDereference): pool_grow made a slab */
+    /* NOLINTNEXTLINE(clang-analyzer-core.NullDereference): depot_grow made a slab */
     n = p->slabs->slots - p->slabs->carved;
     n = n < want ? n : want;
     base = p->slabs->base + p->slabs->carved * p->slot;
@@ -309,8 +309,8 @@ static size_t pool_carve(ld_stack_depot *p, size_t want, ld_stack **list, int *r
     return n;
 }
 
-/* Move up to `want` free stacks of the pool onto list. */
-static size_t pool_take_free(ld_stack_depot *p, size_t want, ld_stack **list)
+/* Move up to `want` free stacks of the depot onto list. */
+static size_t depot_take_free(ld_stack_depot *p, size_t want, ld_stack **list)
 {
     size_t n = 0;
 
@@ -327,8 +327,8 @@ static size_t pool_take_free(ld_stack_depot *p, size_t want, ld_stack **list)
     return n;
 }
 
-/* Put a list of `n` stacks on the pool's free list. */
-static void pool_give(ld_stack_depot *p, ld_stack *head, ld_stack *tail, size_t n)
+/* Put a list of `n` stacks on the depot's free list. */
+static void depot_give(ld_stack_depot *p, ld_stack *head, ld_stack *tail, size_t n)
 {
     pthread_mutex_lock(&p->lock);
     tail->next = p->free;
@@ -349,24 +349,24 @@ int ld_stack_depot_reserve(ld_stack_depot *p, size_t n)
         pthread_mutex_unlock(&p->lock);
         if (have >= n)
             return 0;
-        got = pool_carve(p, n - have, &list, &rc);
+        got = depot_carve(p, n - have, &list, &rc);
         if (got == 0)
             return rc != 0 ? rc : -ENOMEM;
         for (tail = list; tail->next != NULL; tail = tail->next)
             ;
-        pool_give(p, list, tail, got);
+        depot_give(p, list, tail, got);
     }
 }
 
-int ld_stack_cache_init(ld_stack_cache *c, ld_stack_depot *pool, size_t size,
+int ld_stack_cache_init(ld_stack_cache *c, ld_stack_depot *depot, size_t size,
                         enum ld_stack_mode mode, size_t cap)
 {
     c->free = NULL;
     c->count = 0;
     c->cap = cap;
-    c->own_pool = pool == NULL;
-    c->pool = pool;
-    return pool != NULL ? 0 : ld_stack_depot_create(&c->pool, size, mode);
+    c->own_depot = depot == NULL;
+    c->depot = depot;
+    return depot != NULL ? 0 : ld_stack_depot_create(&c->depot, size, mode);
 }
 
 void ld_stack_cache_fini(ld_stack_cache *c)
@@ -376,25 +376,25 @@ void ld_stack_cache_fini(ld_stack_cache *c)
     if (tail != NULL) {
         while (tail->next != NULL)
             tail = tail->next;
-        pool_give(c->pool, c->free, tail, c->count);
+        depot_give(c->depot, c->free, tail, c->count);
     }
     c->free = NULL;
     c->count = 0;
-    if (c->own_pool)
-        ld_stack_depot_destroy(c->pool);
-    c->pool = NULL;
+    if (c->own_depot)
+        ld_stack_depot_destroy(c->depot);
+    c->depot = NULL;
 }
 
-/* The cache first, then a batch from the pool's free stacks, then newly carved ones. */
+/* The cache first, then a batch from the depot's free stacks, then newly carved ones. */
 ld_stack *ld_stack_get(ld_stack_cache *c)
 {
     ld_stack *st = c->free;
     int rc;
 
     if (st == NULL) {
-        c->count += pool_take_free(c->pool, POOL_BATCH, &c->free);
+        c->count += depot_take_free(c->depot, DEPOT_BATCH, &c->free);
         if (c->free == NULL)
-            c->count += pool_carve(c->pool, POOL_BATCH, &c->free, &rc);
+            c->count += depot_carve(c->depot, DEPOT_BATCH, &c->free, &rc);
         st = c->free;
         if (st == NULL)
             return NULL;
@@ -405,7 +405,7 @@ ld_stack *ld_stack_get(ld_stack_cache *c)
 }
 
 /* A thread's last frames never return, so ASan still has their redzones poisoned:
- * clear them before the stack is reused. Past the cap the stack goes to the pool,
+ * clear them before the stack is reused. Past the cap the stack goes to the depot,
  * where other schedulers can have it. */
 void ld_stack_put(ld_stack_cache *c, ld_stack *st)
 {
@@ -414,7 +414,7 @@ void ld_stack_put(ld_stack_cache *c, ld_stack *st)
         ASAN_UNPOISON_MEMORY_REGION(st->lo, (size_t)((char *)st - (char *)st->lo));
 #endif
     if (c->count >= c->cap) {
-        pool_give(c->pool, st, st, 1);
+        depot_give(c->depot, st, st, 1);
         return;
     }
     st->next = c->free;

@@ -1,4 +1,4 @@
-/* gt_stack.h: green-thread stacks (internal to src/; the pool's contract is in gt.h).
+/* gt_stack.h: green-thread stacks (internal to src/; the depot's contract is in gt.h).
  *
  * Stacks are carved from slabs, large mmap'd regions, so a million stacks cost a few
  * hundred mappings rather than a million. Each stack is a slot of the slab:
@@ -69,22 +69,22 @@ typedef struct ld_stack {
 #endif
 } ld_stack;
 
-/* One scheduler's stacks: a free list of its own in front of a pool that may be
+/* One scheduler's stacks: a free list of its own in front of a depot that may be
  * shared, so most spawns and ends take no lock. */
 typedef struct ld_stack_cache {
-    ld_stack_depot *pool;
-    int own_pool;   /* the pool was made for this cache, and dies with it */
+    ld_stack_depot *depot;
+    int own_depot;  /* the depot was made for this cache, and dies with it */
     ld_stack *free; /* stacks ready for reuse, most recently used first */
     size_t count;   /* on the free list */
-    size_t cap;     /* past this many, freed stacks go back to the pool */
+    size_t cap;     /* past this many, freed stacks go back to the depot */
 } ld_stack_cache;
 
-/* A cache over pool, or over a private pool of `size` usable bytes in `mode` when pool
- * is NULL. */
-int ld_stack_cache_init(ld_stack_cache *c, ld_stack_depot *pool, size_t size,
+/* A cache over depot, or over a private depot of `size` usable bytes in `mode` when
+ * depot is NULL. */
+int ld_stack_cache_init(ld_stack_cache *c, ld_stack_depot *depot, size_t size,
                         enum ld_stack_mode mode, size_t cap);
 
-/* The pool's mode, and the bytes of the stacks it hands out or, in copy mode, of the
+/* The depot's mode, and the bytes of the stacks it hands out or, in copy mode, of the
  * run stack each scheduler maps. */
 enum ld_stack_mode ld_stack_depot_mode(const ld_stack_depot *p);
 size_t ld_stack_depot_size(const ld_stack_depot *p);
@@ -133,10 +133,10 @@ void ld_stack_thaw(ld_stack *chunk, const ld_stack_frozen *f, void *top);
 
 void ld_stack_frozen_release(ld_stack_frozen *f);
 
-/* Give every free stack back to the pool, and destroy the pool if it was private. */
+/* Give every free stack back to the depot, and destroy the depot if it was private. */
 void ld_stack_cache_fini(ld_stack_cache *c);
 
-/* A stack: from the cache, else from the pool, else newly carved. NULL: out of memory
+/* A stack: from the cache, else from the depot, else newly carved. NULL: out of memory
  * (the slab mmap was refused). */
 ld_stack *ld_stack_get(ld_stack_cache *c);
 

@@ -1,4 +1,4 @@
-/* workers.c: a fixed pool of pinned OS worker threads, reused across runs.
+/* workers.c: a fixed set of pinned OS worker threads, reused across runs.
  *
  * One mutex guards the run's description and two condition variables: `wake` tells
  * the workers a run (or the stop) has come, `done` tells the caller that every worker
@@ -15,18 +15,18 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-typedef struct pool_worker {
-    ld_workers *pool;
+typedef struct workers_member {
+    ld_workers *owner;
     pthread_t thread;
     unsigned index;
     int cpu;
-} pool_worker;
+} workers_member;
 
 struct ld_workers {
     pthread_mutex_t lock;
     pthread_cond_t wake;
     pthread_cond_t done;
-    pool_worker *workers;
+    workers_member *workers;
     unsigned n;
     unsigned pinned; /* workers past their pinning, failed or not */
     int pin_error;   /* the first pinning failure */
@@ -42,7 +42,8 @@ struct ld_workers {
 
 /* Take indices until they run out. Relaxed is enough: the run's fields were published
  * under the lock, and the caller learns of the results under it too. */
-static void pool_drain(ld_workers *p, unsigned w, ld_workers_task fn, void *ctx, size_t ntasks)
+static void workers_drain(ld_workers *p, unsigned w, ld_workers_task fn, void *ctx,
+                          size_t ntasks)
 {
     for (;;) {
         size_t i = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed);
@@ -54,10 +55,10 @@ static void pool_drain(ld_workers *p, unsigned w, ld_workers_task fn, void *ctx,
 
 /* A worker pins itself before anything else, reports, then serves one run after
  * another until told to stop. */
-static void *pool_worker_main(void *arg)
+static void *worker_main(void *arg)
 {
-    pool_worker *me = arg;
-    ld_workers *p = me->pool;
+    workers_member *me = arg;
+    ld_workers *p = me->owner;
     int rc = ld_cpus_pin_self(me->cpu);
     uint64_t seen = 0;
     pthread_mutex_lock(&p->lock);
@@ -75,7 +76,7 @@ static void *pool_worker_main(void *arg)
         void *ctx = p->ctx;
         size_t ntasks = p->ntasks;
         pthread_mutex_unlock(&p->lock);
-        pool_drain(p, me->index, fn, ctx, ntasks);
+        workers_drain(p, me->index, fn, ctx, ntasks);
         pthread_mutex_lock(&p->lock);
         if (--p->busy == 0)
             pthread_cond_signal(&p->done);
@@ -84,8 +85,8 @@ static void *pool_worker_main(void *arg)
     return NULL;
 }
 
-/* Tell the first `started` workers to stop, join them, and free the pool. */
-static void pool_teardown(ld_workers *p, unsigned started)
+/* Tell the first `started` workers to stop, join them, and free the set. */
+static void workers_teardown(ld_workers *p, unsigned started)
 {
     pthread_mutex_lock(&p->lock);
     p->stop = 1;
@@ -100,8 +101,8 @@ static void pool_teardown(ld_workers *p, unsigned started)
     free(p);
 }
 
-/* The pool and its synchronisation, before any thread exists. */
-static int pool_alloc(ld_workers **out, const ld_cpus *cpus)
+/* The set and its synchronisation, before any thread exists. */
+static int workers_alloc(ld_workers **out, const ld_cpus *cpus)
 {
     ld_workers *p = calloc(1, sizeof *p);
     if (p == NULL)
@@ -117,7 +118,7 @@ static int pool_alloc(ld_workers **out, const ld_cpus *cpus)
     pthread_cond_init(&p->wake, NULL);
     pthread_cond_init(&p->done, NULL);
     for (unsigned w = 0; w < p->n; w++)
-        p->workers[w] = (pool_worker){.pool = p, .index = w, .cpu = cpus->id[w]};
+        p->workers[w] = (workers_member){.owner = p, .index = w, .cpu = cpus->id[w]};
     *out = p;
     return 0;
 }
@@ -129,14 +130,13 @@ int ld_workers_create(ld_workers **out, const ld_cpus *cpus)
     ld_workers *p;
     if (out == NULL || cpus == NULL || cpus->n == 0 || cpus->n > LD_CPUS_MAX)
         return -EINVAL;
-    int rc = pool_alloc(&p, cpus);
+    int rc = workers_alloc(&p, cpus);
     if (rc != 0)
         return rc;
     for (unsigned w = 0; w < p->n; w++) {
-        rc = -ld_census_spawn(&p->workers[w].thread, NULL, pool_worker_main,
-                              &p->workers[w]);
+        rc = -ld_census_spawn(&p->workers[w].thread, NULL, worker_main, &p->workers[w]);
         if (rc != 0) {
-            pool_teardown(p, w);
+            workers_teardown(p, w);
             return rc;
         }
     }
@@ -146,7 +146,7 @@ int ld_workers_create(ld_workers **out, const ld_cpus *cpus)
     rc = p->pin_error;
     pthread_mutex_unlock(&p->lock);
     if (rc != 0) {
-        pool_teardown(p, p->n);
+        workers_teardown(p, p->n);
         return rc;
     }
     *out = p;
@@ -194,5 +194,5 @@ int ld_workers_cpu(const ld_workers *p, unsigned w)
 void ld_workers_destroy(ld_workers *p)
 {
     if (p != NULL)
-        pool_teardown(p, p->n);
+        workers_teardown(p, p->n);
 }

@@ -4,7 +4,7 @@
  * Each thread parks; once all are parked, each is unparked, sleeps 1 ms and is
  * joined. The process must not run out of mappings: vm.max_map_count is 65,530 on
  * most machines, and 100,000 stacks with a PROT_NONE page each would need 200,000.
- * Two schedulers one after the other share a stack pool, and the second must find its
+ * Two schedulers one after the other share a stack depot, and the second must find its
  * stacks there. Nothing here is timed.
  */
 #include <stdatomic.h>
@@ -59,10 +59,10 @@ static void driver(void *arg)
             run.failed = 1;
 }
 
-/* One scheduler over the pool, all threads through it. */
-static int one_scheduler(ld_stack_depot *pool)
+/* One scheduler over the depot, all threads through it. */
+static int one_scheduler(ld_stack_depot *depot)
 {
-    ld_sched_config cfg = {.pool = pool};
+    ld_sched_config cfg = {.depot = depot};
     ld_sched *s;
     run.parked = run.woke = 0;
     if (ld_sched_create(&s, &cfg) != 0 || ld_gt_spawn(s, driver, s, NULL) != 0)
@@ -89,16 +89,17 @@ static int scale_in_mode(const char *mode)
     fflush(NULL);
     pid = fork();
     if (pid == 0) {
-        ld_stack_depot *pool;
+        ld_stack_depot *depot;
         setenv("LOOMDIST_STACK_GUARD", mode, 1);
         run.threads = calloc(THREADS, sizeof *run.threads);
-        if (!run.threads || ld_stack_depot_create(&pool, 16 * 1024, test_mode) != 0)
+        if (!run.threads || ld_stack_depot_create(&depot, 16 * 1024, test_mode) != 0)
             _exit(2);
-        int rc = one_scheduler(pool) || one_scheduler(pool);
-        /* Every stack is back in the pool: reserving as many maps nothing new. */
+        int rc = one_scheduler(depot) || one_scheduler(depot);
+        /* Every stack is back in the depot: reserving as many maps nothing new. */
         long before = ld_proc_maps();
-        rc = rc || ld_stack_depot_reserve(pool, THREADS) != 0 || ld_proc_maps() != before;
-        ld_stack_depot_destroy(pool);
+        rc =
+            rc || ld_stack_depot_reserve(depot, THREADS) != 0 || ld_proc_maps() != before;
+        ld_stack_depot_destroy(depot);
         _exit(rc);
     }
     if (pid < 0 || waitpid(pid, &status, 0) != pid)
