@@ -1,11 +1,11 @@
 /* gt_copy.c: copy mode's run stacks, and freezing and thawing the frames of the green
- * threads that share one (see gt.h and gt_stack.h). */
+ * threads that share one (see gt_copy.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include "gt_stack.h"
+#include "gt_copy.h"
 #include "gt_switch.h"
 
 #ifdef LD_STACK_VALGRIND
@@ -22,7 +22,7 @@ int ld_stack_mode_supported(enum ld_stack_mode mode)
 }
 
 /* One stack for all of a scheduler's threads: two VMAs per carrier need no budget. */
-int ld_stack_run_map(ld_stack *run, size_t size)
+int ld_copy_run_map(ld_stack *run, size_t size)
 {
     size_t page = ld_stack_page();
     char *base;
@@ -48,7 +48,7 @@ int ld_stack_run_map(ld_stack *run, size_t size)
     return 0;
 }
 
-void ld_stack_run_unmap(ld_stack *run)
+void ld_copy_run_unmap(ld_stack *run)
 {
     size_t page = ld_stack_page();
 
@@ -91,17 +91,17 @@ static void copy_lines(char *dst, const char *src, size_t bytes)
 {
     size_t i;
 
-    for (i = 0; i < bytes; i += LD_STACK_LINE)
-        __builtin_memcpy(dst + i, src + i, LD_STACK_LINE);
+    for (i = 0; i < bytes; i += LD_COPY_LINE)
+        __builtin_memcpy(dst + i, src + i, LD_COPY_LINE);
 }
 
 /* The deepest frames go to the chunk's room, since a thread that parks again soon
  * parks at about the same depth; only what lies above them spills. The copy starts at
  * the line sp lies in, so it is whole lines on both sides; the run stack's top and the
  * room are line-aligned. */
-int ld_stack_freeze(ld_stack *chunk, ld_stack_frozen *f, const void *sp, const void *top)
+int ld_copy_freeze(ld_stack *chunk, ld_copy_frozen *f, const void *sp, const void *top)
 {
-    const char *lo = (const char *)((uintptr_t)sp & ~(uintptr_t)(LD_STACK_LINE - 1));
+    const char *lo = (const char *)((uintptr_t)sp & ~(uintptr_t)(LD_COPY_LINE - 1));
     size_t len = (size_t)((const char *)top - lo);
     size_t room = len < LD_STACK_CHUNK_ROOM ? len : LD_STACK_CHUNK_ROOM;
 
@@ -121,7 +121,7 @@ int ld_stack_freeze(ld_stack *chunk, ld_stack_frozen *f, const void *sp, const v
     return 0;
 }
 
-void ld_stack_thaw(ld_stack *chunk, const ld_stack_frozen *f, void *top)
+void ld_copy_thaw(ld_stack *chunk, const ld_copy_frozen *f, void *top)
 {
     char *lo = (char *)top - f->len;
     size_t room = f->len < LD_STACK_CHUNK_ROOM ? f->len : LD_STACK_CHUNK_ROOM;
@@ -133,7 +133,7 @@ void ld_stack_thaw(ld_stack *chunk, const ld_stack_frozen *f, void *top)
         memcpy(lo + room, f->spill, f->len - room);
 }
 
-void ld_stack_frozen_release(ld_stack_frozen *f)
+void ld_copy_release(ld_copy_frozen *f)
 {
     free(f->spill);
     f->spill = NULL;

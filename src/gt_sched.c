@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "gt.h"
+#include "gt_copy.h"
 #include "gt_sched.h"
 #include "gt_stack.h"
 #include "gt_switch.h"
@@ -65,7 +66,7 @@ struct ld_gt {
     ld_gt *remote_next; /* remote queue link, under sched->remote_lock */
     ld_gt *wait_next;   /* a lock's queue link, for its owner (gt_mutex.c) */
     ld_gt *joiner;
-    ld_stack_frozen frozen; /* copy mode: its frames while another's are on the stack */
+    ld_copy_frozen frozen; /* copy mode: its frames while another's are on the stack */
     ld_gt_fn fn;
     void *arg;
     uint64_t id;
@@ -294,7 +295,7 @@ static void sched_forget_remote(ld_sched *s, ld_gt *g)
 /* The struct lives on the stack (or chunk), so freeing the thread is giving it back. */
 static void gt_free(ld_gt *g)
 {
-    ld_stack_frozen_release(&g->frozen);
+    ld_copy_release(&g->frozen);
     ld_stack_put(&g->sched->stacks, &g->stack);
 }
 
@@ -345,13 +346,13 @@ static void sched_thaw(ld_sched *s, ld_gt *g)
 
     if (prev == g)
         return;
-    if (prev != NULL && ld_stack_freeze(&prev->stack, &prev->frozen, prev->ctx.sp, top)) {
+    if (prev != NULL && ld_copy_freeze(&prev->stack, &prev->frozen, prev->ctx.sp, top)) {
         /* No caller to return this to, and the thread's frames are gone. */
         fprintf(stderr, "loomdist: out of memory freezing green thread %llu's stack\n",
                 (unsigned long long)prev->id);
         abort();
     }
-    ld_stack_thaw(&g->stack, &g->frozen, top);
+    ld_copy_thaw(&g->stack, &g->frozen, top);
     s->owner = g;
 }
 
@@ -515,7 +516,7 @@ static int sched_run_stack_map(ld_sched *s)
         return 0;
     if (!ld_stack_mode_supported(LD_STACK_COPY))
         return -ENOTSUP;
-    return ld_stack_run_map(&s->run, ld_stack_depot_size(s->stacks.depot));
+    return ld_copy_run_map(&s->run, ld_stack_depot_size(s->stacks.depot));
 }
 
 /* The carrier's signal stack first, then the loop and its async; undone in reverse. */
@@ -566,7 +567,7 @@ int ld_sched_create(ld_sched **out, const ld_sched_config *cfg)
 
 fail_run:
     if (s->run.lo != NULL)
-        ld_stack_run_unmap(&s->run);
+        ld_copy_run_unmap(&s->run);
 fail_cache:
     ld_stack_cache_fini(&s->stacks);
 fail_lock:
@@ -600,7 +601,7 @@ void ld_sched_destroy(ld_sched *s)
     free(s->runq);
     pthread_mutex_destroy(&s->remote_lock);
     if (s->run.lo != NULL)
-        ld_stack_run_unmap(&s->run);
+        ld_copy_run_unmap(&s->run);
     ld_stack_cache_fini(&s->stacks);
     ld_stack_watch_stop(&s->watch);
     if (sched_self == s)
@@ -646,7 +647,7 @@ int ld_gt_spawn(ld_sched *s, ld_gt_fn fn, void *arg, ld_gt **out)
     g->permit = false;
     g->resume_pending = false;
     g->started = false;
-    g->frozen = (ld_stack_frozen){0};
+    g->frozen = (ld_copy_frozen){0};
     if (s->run.lo != NULL) {
         ld_ctx_make_frozen(&g->ctx, ld_stack_chunk_room(st), s->run.lo, s->run.size,
                            gt_entry, g);

@@ -107,32 +107,6 @@ size_t ld_stack_page(void);
  * memory mapped there before. */
 void ld_stack_unpoison_fresh(void *base, size_t len);
 
-/* Copy mode (gt_copy.c): a scheduler's run stack of `size` usable bytes (rounded up to
- * pages) above a PROT_NONE page, described in *run; a negative errno from mmap. */
-int ld_stack_run_map(ld_stack *run, size_t size);
-void ld_stack_run_unmap(ld_stack *run);
-
-/* Copy mode: the frames a switched-out thread left on the run stack, the len bytes
- * below top: whole cache lines from the one its stack pointer lies in. What fits stays
- * in the chunk's room; a deeper stack keeps the rest in a heap spill that grows as
- * needed and lives until ld_stack_frozen_release. */
-#define LD_STACK_LINE 64u
-
-typedef struct ld_stack_frozen {
-    void *spill;
-    uint32_t len;       /* bytes frozen, a multiple of LD_STACK_LINE */
-    uint32_t spill_cap; /* bytes of spill */
-} ld_stack_frozen;
-
-/* Copy the run stack out from sp's line to top, which is line-aligned. -ENOMEM if a
- * spill cannot grow: the frames are then lost and the thread cannot run again. */
-int ld_stack_freeze(ld_stack *chunk, ld_stack_frozen *f, const void *sp, const void *top);
-
-/* Copy the frozen frames back to where they were, the f->len bytes below top. */
-void ld_stack_thaw(ld_stack *chunk, const ld_stack_frozen *f, void *top);
-
-void ld_stack_frozen_release(ld_stack_frozen *f);
-
 /* Give every free stack back to the depot, and destroy the depot if it was private. */
 void ld_stack_cache_fini(ld_stack_cache *c);
 

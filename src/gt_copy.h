@@ -1,0 +1,50 @@
+/* gt_copy.h: copy mode's run stacks, and freezing and thawing the frames of the green
+ * threads that share one (internal to src/; the mode itself is described in gt.h).
+ *
+ * Each scheduler in copy mode maps one run stack, [ PROT_NONE page | stack ], that all
+ * its threads run on. When another thread needs it, the frames the last one left there
+ * are frozen: copied out into that thread's chunk (gt_stack.h), and into a heap spill
+ * for what does not fit. Before the thread runs again they are thawed: copied back to
+ * the very addresses they left, so a pointer into a thread's own frames stays good
+ * while that thread runs.
+ *
+ * Nothing here knows a green thread: the scheduler says whose frames go where.
+ */
+#ifndef LD_GT_COPY_H
+#define LD_GT_COPY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gt_stack.h"
+
+/* A scheduler's run stack of `size` usable bytes (rounded up to pages) above a
+ * PROT_NONE page, described in *run with guard LD_GUARD_SHARED; a negative errno from
+ * mmap or mprotect. */
+int ld_copy_run_map(ld_stack *run, size_t size);
+void ld_copy_run_unmap(ld_stack *run);
+
+/* Frames are copied in whole cache lines, from the one the stack pointer lies in. */
+#define LD_COPY_LINE 64u
+
+/* The frames a switched-out thread left on the run stack: the len bytes below the
+ * stack's top. What fits stays in the chunk's room; a deeper stack keeps the rest in a
+ * heap spill that grows as needed and lives until ld_copy_release. */
+typedef struct ld_copy_frozen {
+    void *spill;
+    uint32_t len;       /* bytes frozen, a multiple of LD_COPY_LINE */
+    uint32_t spill_cap; /* bytes of spill */
+} ld_copy_frozen;
+
+/* Copy the run stack out from sp's line to top, which is line-aligned, into chunk and
+ * f. -ENOMEM if the spill cannot grow: nothing is then copied, and since the frames
+ * will be overwritten by the next thread's, the caller must not run this one again. */
+int ld_copy_freeze(ld_stack *chunk, ld_copy_frozen *f, const void *sp, const void *top);
+
+/* Copy the frozen frames back to where they were, the f->len bytes below top. */
+void ld_copy_thaw(ld_stack *chunk, const ld_copy_frozen *f, void *top);
+
+/* Free the spill; f then holds nothing. */
+void ld_copy_release(ld_copy_frozen *f);
+
+#endif
