@@ -57,6 +57,8 @@ int ld_carriers_run(const ld_job_config *cfg, ld_carrier_body body, void *ctx)
     if (!cs)
         return -ENOMEM;
     unsigned started = 0;
+    ld_census_crew crew; /* every carrier lives until the last is made */
+    ld_census_crew_init(&crew);
     ld_watchdog *watchdog = NULL;
     int rc = cfg->trace_pinning_ns
                  ? ld_watchdog_start(&watchdog, cfg->trace_pinning_ns, stderr)
@@ -69,18 +71,20 @@ int ld_carriers_run(const ld_job_config *cfg, ld_carrier_body body, void *ctx)
                           .body = body,
                           .ctx = ctx,
                           .watchdog = watchdog};
-        int err = ld_census_spawn(&cs[i].thread, NULL, carrier_main, &cs[i]);
+        int err = ld_census_spawn(&crew, &cs[i].thread, NULL, carrier_main, &cs[i]);
         if (err) {
             rc = -err;
             break;
         }
         started++;
     }
+    ld_census_crew_complete(&crew);
     for (unsigned i = 0; i < started; i++) {
         pthread_join(cs[i].thread, NULL);
         if (rc == 0)
             rc = cs[i].rc;
     }
+    ld_census_crew_destroy(&crew);
     if (watchdog)
         ld_watchdog_stop(watchdog);
     free(cs);

@@ -134,7 +134,8 @@ int ld_workers_create(ld_workers **out, const ld_cpus *cpus)
     if (rc != 0)
         return rc;
     for (unsigned w = 0; w < p->n; w++) {
-        rc = -ld_census_spawn(&p->workers[w].thread, NULL, worker_main, &p->workers[w]);
+        rc = -ld_census_spawn(NULL, &p->workers[w].thread, NULL, worker_main,
+                              &p->workers[w]);
         if (rc != 0) {
             workers_teardown(p, w);
             return rc;
