@@ -1,8 +1,10 @@
 """Grouping runs into experiments and configurations, and summarizing each strategy.
 
-An experiment is every run of one book, (seed, trades, sims, latency_scale), with one
-stack mode: only those may share a table. Within it, a configuration is one (nodes, ranks) layout; repeated runs
-of one layout are pooled as further iterations, as JMH pools forks.
+An experiment is every run whose options that change a result all agree: the book
+(seed, trades, sims), the latency scale, the stacks, the VaR kernel, the pool size and
+the rest that the file's `result_options` names. Only those may share a table. Within
+it, a configuration is one (nodes, ranks) layout; repeated runs of one layout are pooled
+as further iterations, as JMH pools forks.
 """
 from dataclasses import dataclass, field
 
@@ -16,12 +18,27 @@ STRATEGY_ORDER = {
     "var": ["sequential", "green", "pool", "steal"],
 }
 JOB_ORDER = ["settle", "var"]
+# The key's options in the order the report names them: the book first, then the rest
+# alphabetically.
+OPTION_ORDER = ["seed", "trades", "sims", "latency_scale", "stack_mode", "stack_kib"]
+# How the description names an option; others appear as "name value".
+OPTION_WORDS = {
+    "seed": lambda v: f"seed {v}", "trades": lambda v: f"{v} trades",
+    "sims": lambda v: f"{v} sims", "latency_scale": lambda v: f"latency scale {v:g}",
+    "stack_mode": lambda v: f"{v} stacks", "stack_kib": lambda v: f"{v} KiB stacks",
+    "workers": lambda v: "workers one per CPU" if v == 0 else f"workers {v}",
+}
 
 
 @dataclass
 class Summary:
-    """One strategy in one configuration, across its iterations. Totals are summed over
-    ranks within an iteration first, so they are what the whole job used at once."""
+    """One strategy in one configuration, across its iterations.
+
+    peak_threads is the highest single rank's peak in each iteration, the meaning the
+    console table gives "Peak OS Threads"; os_threads_all_ranks and memory_mib are summed
+    over ranks within an iteration first, so they are what the whole job used at once.
+    The *_range fields are the smallest and largest per-iteration values: spreads that
+    did occur, for figures and for exact counts whose t-interval would mislead."""
     job: str
     strategy: str
     nodes: int
@@ -34,12 +51,39 @@ class Summary:
     iterations: int
     time_ms: tuple
     throughput: tuple
+    throughput_range: tuple
     peak_threads: tuple
+    peak_threads_range: tuple
+    os_threads_all_ranks: tuple
     memory_mib: tuple
+    memory_mib_range: tuple
     imbalance: float
-    settled: int
-    latency_ns: np.ndarray
+    per_trade: dict          # column -> array, from one measured iteration of one file
+    per_trade_path: str      # the file the per-trade columns come from
+    iteration_kept: object   # 0-based measured iteration they come from; None: unsaid
+    file_iterations: int     # measured iterations in that file
     critical_path_ns: int
+    per_rank: dict           # every [iteration, rank] metric, iterations pooled
+    units: dict              # dataset name -> unit
+
+    @property
+    def settled(self):
+        """Trades whose status is 0 (settled), where the job records a status."""
+        status = self.per_trade.get("status")
+        return None if status is None else int(np.count_nonzero(status == 0))
+
+    @property
+    def latency_ns(self):
+        """Per-trade settle latency, where the job records it."""
+        return self.per_trade.get("latency_ns")
+
+    @property
+    def kept_text(self):
+        """Which measured iteration the per-trade columns come from, for a reader."""
+        if self.iteration_kept is None:
+            return "the last measured iteration (the file does not record which)"
+        return (f"measured iteration {self.iteration_kept + 1} of {self.file_iterations} "
+                f"(iteration_kept {self.iteration_kept})")
 
 
 @dataclass
@@ -61,20 +105,36 @@ class Config:
 
 @dataclass
 class Experiment:
-    """Runs of one book; configs are sorted from the smallest layout up."""
+    """Runs with one value of every result-changing option; configs are sorted from the
+    smallest layout up."""
     label: str
-    seed: int
-    trades: int
-    sims: int
-    latency_scale: float
-    stack_mode: str
+    options: dict   # option name -> value, the experiment key
     configs: list
 
     @property
+    def seed(self):
+        return self.options.get("seed")
+
+    @property
+    def trades(self):
+        return self.configs[0].runs[0].trades
+
+    @property
+    def sims(self):
+        return self.configs[0].runs[0].sims
+
+    @property
+    def latency_scale(self):
+        return self.configs[0].runs[0].latency_scale
+
+    @property
+    def stack_mode(self):
+        return self.configs[0].runs[0].stack_mode
+
+    @property
     def description(self):
-        """The book that defines the experiment, as the report names it."""
-        return (f"seed {self.seed}, {self.trades} trades, {self.sims} sims, "
-                f"latency scale {self.latency_scale:g}, {self.stack_mode} stacks")
+        """Every option of the key, as the report names the experiment."""
+        return describe(self.options)
 
     def jobs(self):
         """Jobs any configuration ran, in the seed studies' order."""
@@ -97,31 +157,79 @@ def order(names, preferred):
     return [n for n in preferred if n in names] + sorted(set(names) - set(preferred))
 
 
+def option_names(options):
+    """The key's option names in the report's order."""
+    return order(options, OPTION_ORDER)
+
+
+def option_text(name, value):
+    """One option as the report writes it."""
+    if value is None:
+        return f"{name} not recorded"
+    word = OPTION_WORDS.get(name)
+    if word is not None:
+        try:
+            return word(value)
+        except (TypeError, ValueError):
+            pass
+    return f"{name} {value:g}" if isinstance(value, float) else f"{name} {value}"
+
+
+def describe(options):
+    """The key as one line: 'seed 42, 400 trades, ..., var_kernel sort'."""
+    return ", ".join(option_text(n, options[n]) for n in option_names(options))
+
+
+def _sort_key(options):
+    """Experiments numbered in a stable, readable order: by the book, numbers as
+    numbers, whatever types the options have."""
+    def part(value):
+        if isinstance(value, (int, float)):
+            return (0, float(value), "")
+        return (1, 0.0, "" if value is None else str(value))
+    return [(name, part(options[name])) for name in option_names(options)]
+
+
 def _pooled(runs, job, strategy):
-    """Stack the iterations of every run of a layout that has this strategy."""
+    """Stack the iterations of every run of a layout that has this strategy; metrics
+    only some of the runs recorded are left out rather than pooled short."""
     having = [r.strategies[(job, strategy)] for r in runs if (job, strategy) in r.strategies]
-    per_rank = {m: np.concatenate([s.per_rank[m] for s in having]) for m in having[0].per_rank}
-    return having[0], per_rank
+    common = set.intersection(*(set(s.per_rank) for s in having))
+    per_rank = {m: np.concatenate([s.per_rank[m] for s in having])
+                for m in having[0].per_rank if m in common}
+    return having, per_rank
+
+
+def _range(values):
+    """The smallest and largest value: a spread that did occur."""
+    values = np.asarray(values, dtype=float)
+    return float(values.min()), float(values.max())
 
 
 def summarize(runs, job, strategy):
     """Reduce one strategy over ranks and iterations to the seed tables' columns."""
-    first_run = runs[0]
-    group, per_rank = _pooled(runs, job, strategy)
+    having, per_rank = _pooled(runs, job, strategy)
+    group = having[0]
+    source = next(r for r in runs if (job, strategy) in r.strategies)
     makespan_ns = stats.makespans_ns(per_rank["wall_ns"])
-    settled = None if group.status is None else int(np.count_nonzero(group.status == 0))
+    throughput = group.tasks / (makespan_ns / 1e9)
+    highest_rank = per_rank["peak_threads"].max(axis=1)
+    memory = per_rank["peak_rss_kib"].sum(axis=1) / 1024.0
     return Summary(
-        job=job, strategy=strategy, nodes=first_run.nodes, ranks=first_run.ranks,
-        cores=first_run.cores, cpus_per_rank=first_run.cpus_per_rank,
-        trades=first_run.trades, tasks=group.tasks, threads=group.threads,
+        job=job, strategy=strategy, nodes=source.nodes, ranks=source.ranks,
+        cores=source.cores, cpus_per_rank=source.cpus_per_rank,
+        trades=source.trades, tasks=group.tasks, threads=group.threads,
         iterations=int(makespan_ns.size),
         time_ms=stats.mean_ci(makespan_ns / 1e6),
-        throughput=stats.mean_ci(group.tasks / (makespan_ns / 1e9)),
-        peak_threads=stats.mean_ci(per_rank["peak_threads"].sum(axis=1)),
-        memory_mib=stats.mean_ci(per_rank["peak_rss_kib"].sum(axis=1) / 1024.0),
+        throughput=stats.mean_ci(throughput), throughput_range=_range(throughput),
+        peak_threads=stats.mean_ci(highest_rank), peak_threads_range=_range(highest_rank),
+        os_threads_all_ranks=stats.mean_ci(per_rank["peak_threads"].sum(axis=1)),
+        memory_mib=stats.mean_ci(memory), memory_mib_range=_range(memory),
         imbalance=stats.imbalance(per_rank["wall_ns"]),
-        settled=settled, latency_ns=group.latency_ns,
-        critical_path_ns=group.critical_path_ns)
+        per_trade=group.per_trade, per_trade_path=source.path,
+        iteration_kept=group.iteration_kept,
+        file_iterations=int(group.per_rank["wall_ns"].shape[0]),
+        critical_path_ns=group.critical_path_ns, per_rank=per_rank, units=group.units)
 
 
 def _config(label, runs):
@@ -133,28 +241,43 @@ def _config(label, runs):
     return config
 
 
+def differing(experiments):
+    """The option names whose values differ between experiments, or that some recorded
+    and others did not: what keeps them apart."""
+    names = {n for e in experiments for n in e.options}
+    out = []
+    for name in names:
+        values = {repr(e.options.get(name, "<absent>")) for e in experiments}
+        if len(values) > 1:
+            out.append(name)
+    return option_names(out)
+
+
 def group_experiments(runs):
-    """Split runs into experiments by book and into configurations by layout. Returns
-    the experiments and one line per thing the user should know about the grouping."""
+    """Split runs into experiments by every result-changing option and into
+    configurations by layout. Returns the experiments and one line per thing the user
+    should know about the grouping."""
     by_key = {}
     for run in runs:
         by_key.setdefault(run.experiment_key, []).append(run)
     experiments, notes = [], []
-    for index, (key, members) in enumerate(sorted(by_key.items(), key=lambda kv: kv[0])):
+    ordered_keys = sorted(by_key, key=lambda k: _sort_key(dict(k)))
+    for index, key in enumerate(ordered_keys):
+        members = by_key[key]
         label = f"E{index + 1}"
         layouts = {}
         for run in members:
             layouts.setdefault((run.nodes, run.ranks), []).append(run)
         ordered = sorted(layouts, key=lambda k: (k[1], k[0]))  # by ranks, then nodes
         configs = [_config(label, layouts[k]) for k in ordered]
-        seed, trades, sims, scale, stack_mode = key
-        experiments.append(Experiment(label, seed, trades, sims, scale, stack_mode, configs))
+        experiments.append(Experiment(label, dict(key), configs))
         notes.extend(_missing_jobs(label, members))
     if len(experiments) > 1:
+        apart = differing(experiments)
         parts = "; ".join(f"{e.label}: {e.description} ({sum(len(c.runs) for c in e.configs)}"
                           f" files)" for e in experiments)
-        notes.append(f"inputs mix {len(experiments)} experiments (seed, trades, sims or "
-                     f"latency scale differ); each is reported on its own, never pooled: "
+        notes.append(f"inputs mix {len(experiments)} experiments (they differ in "
+                     f"{', '.join(apart)}); each is reported on its own, never pooled: "
                      f"{parts}")
     return experiments, notes
 

@@ -18,7 +18,28 @@ from . import tables  # noqa: E402
 # A log axis helps once values span this factor; below it, it only hides the scale.
 LOG_SPAN = 8.0
 DPI = 110
+# Node counts in the throughput figure.
 LINE_STYLES = ("-", "--", ":", "-.")
+# Each strategy of a job gets its own colour, dash and marker, so that curves lying on
+# one another (green, green-monitor and callbacks often do) all stay visible.
+STRATEGY_DASHES = ("-", (0, (6, 2)), (0, (1, 1.5)), (0, (6, 2, 1, 2)), (0, (3, 1, 1, 1, 1, 1)),
+                   (0, (9, 3)))
+STRATEGY_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+
+
+def strategy_style(index):
+    """Colour, dash, marker and width of the index-th strategy of a job: later ones are
+    drawn thinner, on top, so a curve under another still shows at its edges."""
+    return {"color": f"C{index % 10}", "linestyle": STRATEGY_DASHES[index % len(STRATEGY_DASHES)],
+            "marker": STRATEGY_MARKERS[index % len(STRATEGY_MARKERS)],
+            "linewidth": max(1.0, 3.0 - 0.45 * index)}
+
+
+def spread(mean, low, high):
+    """Error-bar lengths (below, above) for a mean from the smallest and largest value
+    that occurred: a bar never reaches past what was measured, and so never below zero
+    or above what can exist, as a mean ± t·s from three iterations can."""
+    return max(0.0, mean - low), max(0.0, high - mean)
 
 
 def _plain(value, _position):
@@ -50,56 +71,76 @@ def _count_axis(ax, values):
     ax.xaxis.set_minor_formatter(ticker.NullFormatter())
 
 
-def _save(fig, folder, name):
+def _save(fig, folder, name, layout=True):
     """Write the figure as a PNG and free it: a sweep can make many."""
     path = os.path.join(folder, name)
-    fig.tight_layout()
+    if layout:
+        fig.tight_layout()
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return name
 
 
 def _largest_per_node_count(points):
-    """(nodes, throughput) of the layout with the most ranks at each node count."""
+    """(nodes, summary) of the layout with the most ranks at each node count."""
     best = {}
-    for ranks, nodes, value in points:
-        if ranks >= best.get(nodes, (0, 0.0))[0]:
-            best[nodes] = (ranks, value)
+    for ranks, nodes, summary in points:
+        if ranks >= best.get(nodes, (0, None))[0]:
+            best[nodes] = (ranks, summary)
     return [(nodes, best[nodes][1]) for nodes in sorted(best)]
 
 
-def _plot_strategy(by_ranks, by_nodes, strategy, colour, points, style):
+def _errorbar(ax, xs, summaries, style, dash, label, dodge):
+    """Throughput means with bars from the slowest to the fastest iteration, each
+    strategy nudged sideways by the factor dodge so that bars at one count do not hide
+    one another."""
+    xs = [x * dodge for x in xs]
+    means = [s.throughput[0] for s in summaries]
+    bars = np.array([spread(s.throughput[0], *s.throughput_range) for s in summaries]).T
+    ax.errorbar(xs, means, yerr=bars, color=style["color"], linestyle=dash,
+                marker=style["marker"], linewidth=style["linewidth"], markersize=6,
+                capsize=4, label=label)
+
+
+def _plot_strategy(by_ranks, by_nodes, strategy, style, points, dashes, dodge):
     """One strategy's lines: against ranks, one per node count; against nodes, one."""
     label = strategy
-    for nodes in sorted(style):
-        line = [(r, t) for r, n, t in points if n == nodes]
+    for nodes in sorted(dashes):
+        line = sorted(((r, s) for r, n, s in points if n == nodes), key=lambda p: p[0])
         if line:
-            by_ranks.plot(*zip(*line), style[nodes], color=colour, marker="o", label=label)
+            _errorbar(by_ranks, [r for r, _ in line], [s for _, s in line], style,
+                      dashes[nodes], label, dodge)
             label = None
-    by_nodes.plot(*zip(*_largest_per_node_count(points)), "-", color=colour, marker="o",
-                  label=strategy)
+    best = _largest_per_node_count(points)
+    _errorbar(by_nodes, [n for n, _ in best], [s for _, s in best], style, "-", strategy,
+              dodge)
 
 
 def throughput(experiment, job, folder, prefix):
-    """Throughput against rank count and node count, one colour per strategy and one
-    line style per node count. Against nodes, each node count shows its largest
-    layout, the one a user would run there."""
-    fig, (by_ranks, by_nodes) = plt.subplots(1, 2, figsize=(10, 4))
+    """Throughput against rank count and node count, one colour and marker per strategy
+    and one line style per node count, on a linear axis from zero, with bars from the
+    slowest to the fastest iteration. Against nodes, each node count shows its largest
+    layout, the one a user would run there. The legend sits below the plots, off the
+    data."""
+    fig, (by_ranks, by_nodes) = plt.subplots(1, 2, figsize=(10, 4.6))
     node_counts = sorted({c.nodes for c in experiment.configs})
-    style = {n: LINE_STYLES[i % len(LINE_STYLES)] for i, n in enumerate(node_counts)}
+    dashes = {n: LINE_STYLES[i % len(LINE_STYLES)] for i, n in enumerate(node_counts)}
     drawn = []
-    for index, strategy in enumerate(experiment.strategies(job)):
-        points = [(c.ranks, c.nodes, c.summaries[(job, strategy)].throughput[0])
+    strategies = experiment.strategies(job)
+    for index, strategy in enumerate(strategies):
+        points = [(c.ranks, c.nodes, c.summaries[(job, strategy)])
                   for c in experiment.configs if (job, strategy) in c.summaries]
+        dodge = 2.0 ** (0.03 * (index - (len(strategies) - 1) / 2))
         if points:
-            _plot_strategy(by_ranks, by_nodes, strategy, f"C{index % 10}", points, style)
-            drawn.extend(t for _, _, t in points)
+            _plot_strategy(by_ranks, by_nodes, strategy, strategy_style(index), points, dashes,
+                           dodge)
+            drawn.extend(s.throughput_range[1] for _, _, s in points)
     if not drawn:
         plt.close(fig)
         return None
     if len(node_counts) > 1:
         for nodes in node_counts:
-            by_ranks.plot([], [], style[nodes], color="grey",
+            by_ranks.plot([], [], dashes[nodes], color="grey",
                           label=f"{nodes} node{'s' if nodes != 1 else ''}")
     for ax, what, values in ((by_ranks, "MPI ranks", [c.ranks for c in experiment.configs]),
                              (by_nodes, "nodes (largest layout at each)",
@@ -107,30 +148,44 @@ def throughput(experiment, job, folder, prefix):
         ax.set_xlabel(what)
         ax.set_ylabel("throughput (ops/s)")
         _count_axis(ax, values)
-        _value_axis(ax, "y", drawn)
+        if len(set(values)) == 1:  # one count: give the lone points some room
+            ax.set_xlim(values[0] * 0.5, values[0] * 1.5)
+        ax.set_ylim(0, max(drawn) * 1.08)
+        ax.yaxis.set_major_formatter(ticker.StrMethodFormatter("{x:,.0f}"))
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
     by_ranks.set_title(f"{job}: throughput against ranks")
     by_nodes.set_title(f"{job}: throughput against nodes")
-    name = _save(fig, folder, f"{prefix}throughput_{job}.png")
-    return name, f"{experiment.label} {job}: throughput against ranks and nodes"
+    handles, labels = by_ranks.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6), fontsize=8,
+               frameon=False)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    name = _save(fig, folder, f"{prefix}throughput_{job}.png", layout=False)
+    return name, (f"{experiment.label} {job}: throughput against ranks and nodes; bars run "
+                  f"from the slowest to the fastest iteration")
 
 
 def latency_cdf(experiment, folder, prefix):
     """The distribution of per-trade settle latency (queueing included), which shows
-    what a mean hides: a pool's waves of waiting trades, or a pinned tail."""
+    what a mean hides: a pool's waves of waiting trades, or a pinned tail. Each strategy
+    has its own dash and markers, so curves that coincide stay visible."""
     config = experiment.largest("settle")
     if config is None:
         return None
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    spans = []
-    for strategy in experiment.strategies("settle"):
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    spans, kept = [], set()
+    for index, strategy in enumerate(experiment.strategies("settle")):
         s = config.summaries.get(("settle", strategy))
         if s is None or s.latency_ns is None or s.latency_ns.size == 0:
             continue
         ms = np.sort(s.latency_ns) / 1e6
-        ax.step(ms, np.arange(1, ms.size + 1) / ms.size, where="post", label=strategy)
+        style = strategy_style(index)
+        step = max(1, ms.size // 8)
+        ax.step(ms, np.arange(1, ms.size + 1) / ms.size, where="post", label=strategy,
+                color=style["color"], linestyle=style["linestyle"],
+                linewidth=style["linewidth"], marker=style["marker"], markersize=6,
+                markevery=(min(ms.size - 1, index * step // 5), step), fillstyle="none")
         spans.extend([ms[0], ms[-1]])
+        kept.add(s.kept_text)
     if not spans:
         plt.close(fig)
         return None
@@ -139,13 +194,16 @@ def latency_cdf(experiment, folder, prefix):
     if critical > 0:
         ax.axvline(critical / 1e6, color="grey", linestyle=":", label="critical path")
     _value_axis(ax, "x", spans)
+    ax.set_ylim(0, 1.02)
     ax.set_xlabel("latency from strategy start to settlement (ms)")
     ax.set_ylabel("fraction of trades settled")
-    ax.set_title(f"settle latency CDF, {config.label}")
+    ax.set_title(f"settle latency CDF, {config.label}\nper-trade latencies of "
+                 f"{'; '.join(sorted(kept))}", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="lower right")
     name = _save(fig, folder, f"{prefix}settle_latency_cdf.png")
-    return name, f"{experiment.label} settle: latency CDF per strategy on {config.label}"
+    return name, (f"{experiment.label} settle: latency CDF per strategy on {config.label}, "
+                  f"per-trade latencies of {'; '.join(sorted(kept))}")
 
 
 def var_strong_scaling(experiment, folder, prefix):
@@ -156,11 +214,11 @@ def var_strong_scaling(experiment, folder, prefix):
         return None
     fig, ax = plt.subplots(figsize=(7, 4.5))
     ranks = []
-    for strategy in experiment.strategies("var"):
+    for index, strategy in enumerate(experiment.strategies("var")):
         rows = tables.scaling_rows(series[0], "var", strategy)
         if rows:
-            ax.plot([r["ranks"] for r in rows], [r["speedup"] for r in rows], "-", marker="o",
-                    label=strategy)
+            ax.plot([r["ranks"] for r in rows], [r["speedup"] for r in rows], label=strategy,
+                    markersize=6, **strategy_style(index))
             ranks.extend(r["ranks"] for r in rows)
     if not ranks:
         plt.close(fig)
@@ -180,27 +238,41 @@ def var_strong_scaling(experiment, folder, prefix):
 
 
 def resources(experiment, job, folder, prefix):
-    """Peak OS threads and memory per strategy on the largest layout, with the 99.9%
-    interval where there were iterations enough, as the seed tables' last columns."""
+    """Peak OS threads of the highest single rank and memory summed over ranks, per
+    strategy on the largest layout, as the seed tables' last columns. The bars mark the
+    smallest and largest iteration: spreads that occurred, never one past what can
+    exist."""
     config = experiment.largest(job)
     if config is None:
         return None
     names = [s for s in experiment.strategies(job) if (job, s) in config.summaries]
     summaries = [config.summaries[(job, s)] for s in names]
-    fig, (threads_ax, memory_ax) = plt.subplots(1, 2, figsize=(10, 4))
-    for ax, field, label in ((threads_ax, "peak_threads", "peak OS threads (all ranks)"),
+    fig, (threads_ax, memory_ax) = plt.subplots(1, 2, figsize=(10, 4.2))
+    for ax, field, label in ((threads_ax, "peak_threads", "peak OS threads, highest rank"),
                              (memory_ax, "memory_mib", "peak memory, MiB (all ranks)")):
         means = [getattr(s, field)[0] for s in summaries]
-        errors = [getattr(s, field)[1] or 0.0 for s in summaries]
-        ax.bar(names, means, yerr=errors, capsize=4, color="tab:blue")
-        _value_axis(ax, "y", means)
+        ranges = [getattr(s, f"{field}_range") for s in summaries]
+        bars = np.array([spread(m, *r) for m, r in zip(means, ranges)]).T
+        ax.bar(names, means, yerr=bars, capsize=4, color="tab:blue",
+               error_kw={"ecolor": "black"})
+        top = max(high for _, high in ranges)
+        _value_axis(ax, "y", [v for r in ranges for v in r])
+        if ax.get_yscale() == "log":  # counts start at 1: bars rise from there
+            ax.set_ylim(1 if field == "peak_threads" else min(means) / 2, top * 2.0)
+        else:
+            ax.set_ylim(0, top * 1.12)
         ax.set_ylabel(label)
         ax.tick_params(axis="x", rotation=20)
         ax.grid(True, axis="y", which="both", alpha=0.3)
-    fig.suptitle(f"{job}: OS threads and memory, {config.label}")
+        for x, (mean, (_, high)) in enumerate(zip(means, ranges)):
+            ax.annotate(f"{mean:,.0f}" if mean >= 10 else f"{mean:.2g}", (x, high),
+                        textcoords="offset points", xytext=(0, 4), ha="center", fontsize=8)
+    fig.suptitle(f"{job}: OS threads and memory, {config.label} "
+                 f"(whiskers: smallest to largest iteration)")
     name = _save(fig, folder, f"{prefix}resources_{job}.png")
-    return name, (f"{experiment.label} {job}: peak OS threads and memory per strategy on "
-                  f"{config.label}")
+    return name, (f"{experiment.label} {job}: peak OS threads (highest single rank) and "
+                  f"memory (all ranks) per strategy on {config.label}; whiskers run from the "
+                  f"smallest to the largest iteration")
 
 
 def draw_all(experiment, folder, prefix):

@@ -45,8 +45,9 @@ def _ratio(a, b):
 
 
 def _apart(a, b):
-    """Whether two (mean, half-width) estimates differ beyond their intervals. With one
-    iteration there is no interval, and the means are taken as they are."""
+    """Whether two (mean, half-width) estimates differ beyond their intervals. With
+    fewer than three iterations there is no interval, and the means are taken as they
+    are."""
     if a[1] is None or b[1] is None:
         return True
     return a[0] - a[1] > b[0] + b[1] or b[0] - b[1] > a[0] + a[1]
@@ -157,8 +158,10 @@ def pinning_collapses(layouts):
         else:
             points.append(Point(w, ratio, False if ratio >= 1.0 - TIE else None))
     silent = all(p.settled == g.settled for _, p, g in pairs)
+    kept = sorted({s.kept_text for _, p, g in pairs for s in (p, g)})
     extra = ("; both settled the same trades, so no error reports the loss" if silent
              else "; the settled counts differ, so the loss is not silent")
+    extra += f" (settled counts from the per-trade columns of {'; '.join(kept)})"
     return _finding(claim, "green-pinned/green throughput", points, extra)
 
 
@@ -193,8 +196,17 @@ def monitor_restores(layouts):
     return _finding(claim, "green-monitor/green throughput", points)
 
 
+def _ranges_apart(a, b):
+    """Whether two (low, high) ranges of per-iteration values do not overlap. For a
+    count that is exact, such as a process's threads, the values that occurred are the
+    spread: a t-interval from three iterations multiplies any one-off deviation by 31.6
+    and would call a 50x gap noise."""
+    return a[0] > b[1] or b[0] > a[1]
+
+
 def fewer_os_threads(layouts):
-    """Peak OS threads of the pool over those of green threads, summed over ranks."""
+    """Peak OS threads of the pool over those of green threads, for the highest single
+    rank: the per-rank meaning the console and the seed table's column give."""
     claim = "Virtual threads use far fewer OS threads (settle peak OS threads)"
     pairs = _pairs(layouts, "settle", "threads", "green")
     if not pairs:
@@ -203,11 +215,12 @@ def fewer_os_threads(layouts):
     for w, t, g in pairs:
         ratio = _ratio(t.peak_threads[0], g.peak_threads[0])
         mark = True if ratio >= 5.0 else False if ratio <= 1.0 else None
-        points.append(_point(w, ratio, mark, _apart(t.peak_threads, g.peak_threads)))
+        points.append(_point(w, ratio, mark,
+                             _ranges_apart(t.peak_threads_range, g.peak_threads_range)))
     counts = ", ".join(f"{t.peak_threads[0]:.0f} against {g.peak_threads[0]:.0f} ({w})"
                        for w, t, g in pairs[:LISTED])
     return _finding(claim, "threads/green peak OS threads", points,
-                    f"; totals over ranks: {counts}")
+                    f"; highest single rank: {counts}")
 
 
 def _var_layouts(layouts):

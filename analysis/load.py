@@ -3,6 +3,11 @@
 A folder from a Slurm sweep can hold a crashed run, a file from another version or a
 stray file. Each such file is turned into one line saying what is wrong with it, so the
 report is still made from the rest, and no bad input ends in a traceback.
+
+The reader is generic: it walks the datasets of each /<job>/<strategy> group and sorts
+them by shape, 1-D of length `trades` into per-trade columns and 2-D
+[iterations, ranks] into per-iteration, per-rank metrics, each with its `unit`. No job's
+column names are written here; the tables and findings that interpret a column name it.
 """
 import os
 from dataclasses import dataclass, field
@@ -14,8 +19,22 @@ SCHEMA_VERSION = 1
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 HDF5_SUFFIXES = (".h5", ".hdf5")
 ROOT_ATTRS = ("seed", "trades", "sims", "ranks", "nodes", "latency_scale", "jobs")
-PER_RANK = ("wall_ns", "peak_threads", "peak_rss_kib", "utime_us", "stime_us",
-            "nvcsw", "nivcsw")
+# Every strategy of every job has these: the seed tables' time, threads and memory.
+REQUIRED_PER_RANK = ("wall_ns", "peak_threads", "peak_rss_kib")
+# Root attributes that change a result, for files written before `result_options`
+# listed them; a file's key holds those of them it has.
+RESULT_OPTIONS_FALLBACK = ("seed", "trades", "sims", "latency_scale", "stack_mode",
+                           "stack_kib", "partition", "var_kernel", "os_threads",
+                           "pin_fraction", "fail_rate", "cold_stacks", "carriers", "workers",
+                           "micro_max")
+# What a file written before the stack attributes ran with: green threads on stacks of
+# their own, of the default size.
+LEGACY_VALUES = {"stack_mode": "own", "stack_kib": 64}
+# The scaling axes: runs that differ only in these are layouts of one experiment.
+SCALING_AXES = ("ranks", "nodes", "ranks_per_node")
+# Units of files written before each dataset had a `unit` attribute, by name suffix.
+LEGACY_UNITS = (("_ns", "ns"), ("_us", "us"), ("_kib", "KiB"), ("_threads", "threads"),
+                ("csw", "switches"))
 # Errors h5py and numpy raise on a damaged or inconsistent file.
 READ_ERRORS = (OSError, KeyError, ValueError, TypeError, IndexError, RuntimeError)
 
@@ -30,15 +49,17 @@ class SchemaRefused(InputError):
 
 @dataclass
 class Strategy:
-    """One /<job>/<strategy> group: per-iteration, per-rank metrics and per-trade results."""
+    """One /<job>/<strategy> group: per-iteration, per-rank metrics, per-trade columns,
+    the unit of each, and which measured iteration the per-trade columns come from."""
     job: str
     name: str
     tasks: int
     threads: int
     critical_path_ns: int
-    per_rank: dict          # metric name -> int64 array [iteration, rank]
-    status: np.ndarray      # settle: 0 settled, 1 failed; None for other jobs
-    latency_ns: np.ndarray  # settle: per trade; None for other jobs
+    per_rank: dict      # dataset name -> array [iteration, rank]
+    per_trade: dict     # dataset name -> array [trade], in the row order of /trades
+    units: dict         # dataset name -> unit ("" where neither file nor name says)
+    iteration_kept: object = None  # 0-based measured iteration of per_trade; None: unsaid
 
 
 @dataclass
@@ -59,14 +80,16 @@ class Run:
     node_names: list
     cpus: np.ndarray
     first_cpu: np.ndarray
+    options: dict = field(default_factory=dict)  # result-changing root attribute -> value
+    options_listed: bool = False  # True when the file's result_options named them
     strategies: dict = field(default_factory=dict)  # (job, strategy) -> Strategy
 
     @property
     def experiment_key(self):
-        """Runs are one experiment only when they settle and value the same book the
-        same way, with green threads that keep their stacks the same way; anything else
-        must never be pooled."""
-        return (self.seed, self.trades, self.sims, self.latency_scale, self.stack_mode)
+        """Runs are one experiment only when every option that changes a result agrees:
+        the book, the settle and var parameters, the stacks. The key is a sorted tuple of
+        (name, value) pairs, so runs that recorded different options never share one."""
+        return tuple(sorted(self.options.items()))
 
     @property
     def cores(self):
@@ -96,12 +119,57 @@ class Run:
 
 
 def _text(value):
-    """HDF5 strings arrive as bytes or str depending on how they were written."""
+    """HDF5 strings arrive as str (variable-length UTF-8) or as numpy bytes
+    (fixed-length, as older files wrote them): both read as str."""
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
     if isinstance(value, np.ndarray) and value.shape == ():
         return _text(value[()])
     return str(value)
+
+
+def attr_value(value):
+    """An attribute as a plain Python value that compares equal however it was stored:
+    str for strings of either kind, int or float for numbers, a tuple for an array."""
+    if isinstance(value, (bytes, str)):
+        return _text(value)
+    if isinstance(value, np.ndarray):
+        if value.shape == ():
+            return attr_value(value[()])
+        return tuple(attr_value(v) for v in value.ravel())
+    if isinstance(value, (bool, np.bool_)):
+        return int(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value)
+    return _text(value)
+
+
+def result_option_names(attrs):
+    """The root attributes that change a result: those the file's result_options names,
+    or, for a file from before it, the fixed list's names the file has. The scaling
+    axes are never among them: runs that differ only there are one experiment."""
+    if "result_options" in attrs:
+        names = [n.strip() for n in _text(attrs["result_options"]).split(",")]
+    else:
+        names = [n for n in RESULT_OPTIONS_FALLBACK if n in attrs or n in LEGACY_VALUES]
+    return [n for n in dict.fromkeys(names) if n and n not in SCALING_AXES]
+
+
+def read_options(attrs):
+    """(name -> value of every result-changing option, whether result_options listed
+    them). A name listed but absent reads as None, so it still keeps files apart."""
+    listed = "result_options" in attrs
+    options = {}
+    for name in result_option_names(attrs):
+        if name in attrs:
+            options[name] = attr_value(attrs[name])
+        elif not listed and name in LEGACY_VALUES:
+            options[name] = LEGACY_VALUES[name]
+        else:
+            options[name] = None
+    return options, listed
 
 
 def find_files(paths):
@@ -151,37 +219,70 @@ def _check_schema(f):
         raise InputError(f"root attributes missing: {', '.join(missing)}")
 
 
-def _read_strategy(group, job, name, ranks, trades):
+def unit_of(dataset, name):
+    """A dataset's unit: its `unit` attribute, or, in a file from before that attribute,
+    what its name's suffix says."""
+    if "unit" in dataset.attrs:
+        return _text(dataset.attrs["unit"])
+    for suffix, unit in LEGACY_UNITS:
+        if name.endswith(suffix):
+            return unit
+    return ""
+
+
+def _read_datasets(group, where, ranks, trades, notes):
+    """Sort a strategy group's datasets by shape: [iterations, ranks] per-rank metrics
+    and [trades] per-trade columns. A 2-D or 1-D dataset of the wrong size means a
+    damaged group; any other shape is a dataset this analysis does not read, noted."""
+    per_rank, per_trade, units = {}, {}, {}
+    for name, dataset in group.items():
+        if not isinstance(dataset, h5py.Dataset):
+            continue
+        if dataset.dtype.kind not in "iufb":
+            notes.append(f"{where}/{name} is not numeric ({dataset.dtype}); left out")
+            continue
+        shape = dataset.shape
+        if len(shape) == 2:
+            if shape[1] != ranks or shape[0] < 1:
+                raise InputError(f"{where}/{name} has shape {shape}, "
+                                 f"expected [iterations, {ranks}]")
+            kind = np.float64 if dataset.dtype.kind == "f" else np.int64
+            per_rank[name] = np.asarray(dataset[...], dtype=kind)
+        elif len(shape) == 1:
+            if shape[0] != trades:
+                raise InputError(f"{where}/{name} has {shape[0]} rows, expected {trades}")
+            per_trade[name] = np.asarray(dataset[...])
+        else:
+            notes.append(f"{where}/{name} has shape {shape}, neither [iterations, ranks] "
+                         f"nor [trades]; left out")
+            continue
+        units[name] = unit_of(dataset, name)
+    return per_rank, per_trade, units
+
+
+def _read_strategy(group, job, name, ranks, trades, notes):
     """Read one strategy group, checking shapes against the root attributes so that a
     damaged group is refused instead of skewing a table."""
-    per_rank = {}
-    for metric in PER_RANK:
-        if metric not in group:
-            raise InputError(f"{job}/{name} has no {metric} dataset")
-        data = np.asarray(group[metric][...], dtype=np.int64)
-        if data.ndim != 2 or data.shape[1] != ranks or data.shape[0] < 1:
-            raise InputError(f"{job}/{name}/{metric} has shape {data.shape}, "
-                             f"expected [iterations, {ranks}]")
-        per_rank[metric] = data
+    where = f"{job}/{name}"
+    per_rank, per_trade, units = _read_datasets(group, where, ranks, trades, notes)
+    for metric in REQUIRED_PER_RANK:
+        if metric not in per_rank:
+            raise InputError(f"{where} has no {metric} dataset")
+    iterations = {data.shape[0] for data in per_rank.values()}
+    if len(iterations) != 1:
+        raise InputError(f"{where}: its [iterations, ranks] datasets disagree on the "
+                         f"iterations ({', '.join(map(str, sorted(iterations)))})")
     if (per_rank["wall_ns"] <= 0).any():
-        raise InputError(f"{job}/{name}/wall_ns holds times that are not positive")
-
-    def per_trade(dataset, dtype):
-        """A per-trade dataset, or None where the job has none."""
-        if dataset not in group:
-            return None
-        values = np.asarray(group[dataset][...], dtype=dtype)
-        if values.shape != (trades,):
-            raise InputError(f"{job}/{name}/{dataset} has {values.size} rows, "
-                             f"expected {trades}")
-        return values
-
+        raise InputError(f"{where}/wall_ns holds times that are not positive")
     attrs = group.attrs
+    kept = int(attrs["iteration_kept"]) if "iteration_kept" in attrs else None
+    if kept is not None and not 0 <= kept < iterations.pop():
+        raise InputError(f"{where}: iteration_kept {kept} is not a measured iteration")
     return Strategy(job=job, name=name, tasks=int(attrs.get("tasks", trades)),
                     threads=int(attrs.get("threads", 0)),
                     critical_path_ns=int(attrs.get("critical_path_ns", 0)),
-                    per_rank=per_rank, status=per_trade("status", np.uint8),
-                    latency_ns=per_trade("latency_ns", np.int64))
+                    per_rank=per_rank, per_trade=per_trade, units=units,
+                    iteration_kept=kept)
 
 
 def _read_ranks(f, ranks):
@@ -208,13 +309,15 @@ def _read_run(path, f, notes):
     ranks, trades = int(attrs["ranks"]), int(attrs["trades"])
     names, cpus, first = _read_ranks(f, ranks)
     listed = [job for job in _text(attrs["jobs"]).split(",") if job]
+    options, options_listed = read_options(attrs)
     run = Run(path=path, seed=int(attrs["seed"]), trades=trades, sims=int(attrs["sims"]),
               latency_scale=float(attrs["latency_scale"]),
-              stack_mode=_text(attrs.get("stack_mode", "own")), ranks=ranks,
-              nodes=int(attrs["nodes"]), iterations=int(attrs.get("iterations", 0)),
-              date=_text(attrs.get("date", "")),
+              stack_mode=_text(attrs.get("stack_mode", LEGACY_VALUES["stack_mode"])),
+              ranks=ranks, nodes=int(attrs["nodes"]),
+              iterations=int(attrs.get("iterations", 0)), date=_text(attrs.get("date", "")),
               slurm_job_id=_text(attrs.get("slurm_job_id", "")), jobs_listed=listed,
-              node_names=names, cpus=cpus, first_cpu=first)
+              node_names=names, cpus=cpus, first_cpu=first, options=options,
+              options_listed=options_listed)
     for job in listed:
         if job not in f or not isinstance(f[job], h5py.Group) or not len(f[job]):
             notes.append(f"{path}: job {job} is listed in the jobs attribute but its "
@@ -223,10 +326,13 @@ def _read_run(path, f, notes):
         for name, group in f[job].items():
             if not isinstance(group, h5py.Group):
                 continue
+            lesser = []
             try:
-                run.strategies[(job, name)] = _read_strategy(group, job, name, ranks, trades)
+                run.strategies[(job, name)] = _read_strategy(group, job, name, ranks, trades,
+                                                             lesser)
             except InputError as err:
                 notes.append(f"{path}: {err}; that strategy is left out")
+            notes.extend(f"{path}: {line}" for line in lesser)
     if not run.strategies:
         raise InputError("holds no usable job group")
     return run

@@ -8,8 +8,8 @@ import datetime
 import glob
 import os
 
-from . import figures, findings, stats, tables
-from .experiments import JOB_ORDER, STRATEGY_ORDER, order
+from . import figures, findings, load, stats, tables
+from .experiments import JOB_ORDER, STRATEGY_ORDER, option_names, order
 
 CONFIDENCE_TEXT = f"{stats.CONFIDENCE * 100:g}%"
 
@@ -29,9 +29,26 @@ def number(value):
 
 
 def with_ci(pair):
-    """'mean ± half-width', or the mean alone when one iteration gives no interval."""
+    """'mean ± half-width', or the mean alone when fewer than three iterations give no
+    interval."""
     mean, half = pair
     return number(mean) if half is None else f"{number(mean)} ± {number(half)}"
+
+
+def count(value):
+    """A count: a whole number as one, a mean of counts to one decimal."""
+    if value is None:
+        return "—"
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
+
+
+def count_range(mean, low, high):
+    """An exact count over iterations: the value when every iteration agrees, else the
+    mean with the smallest and largest that occurred, which a t-interval from a few
+    iterations would stretch past anything possible."""
+    if low == high:
+        return count(low)
+    return f"{count(mean)} ({count(low)}–{count(high)})"
 
 
 def md_table(headers, rows):
@@ -67,21 +84,25 @@ def _inputs(runs, experiments):
     label = {id(r): e.label for e in experiments for c in e.configs for r in c.runs}
     rows = [(r.path, r.date, r.slurm_job_id or "—", r.nodes, r.ranks, r.trades, r.seed, r.sims,
              f"{r.latency_scale:g}", r.stack_mode, r.iterations, ",".join(r.jobs()),
-             label[id(r)])
+             label[id(r)], "result_options" if r.options_listed else "fixed list (older file)")
             for r in sorted(runs, key=lambda r: (label[id(r)], r.ranks, r.nodes, r.path))]
+    keys = [f"- **{e.label}**: {e.description}" for e in experiments]
     return ["## Inputs", "",
             md_table(["File", "Date", "Slurm job", "Nodes", "Ranks", "Trades", "Seed", "Sims",
-                      "Latency scale", "Stacks", "Iterations", "Jobs", "Experiment"], rows),
-            ""]
+                      "Latency scale", "Stacks", "Iterations", "Jobs", "Experiment",
+                      "Key from"], rows),
+            "", "Each experiment's key, every option that changes a result:", ""] + keys + [""]
 
 
 def _seed_tables(experiment, rows):
     """The seed studies' table for each job and layout, in their column order."""
     out = ["### Seed-style tables", "",
            f"Mean ± {CONFIDENCE_TEXT} Student-t half-width over iterations (the mean alone "
-           "for one iteration). Time is the makespan, the slowest rank's wall time; "
-           "throughput is tasks over it. Peak OS threads and memory are totals across "
-           "ranks.", ""]
+           f"below {stats.MIN_CI_SAMPLES} iterations). Time is the makespan, the slowest "
+           "rank's wall time; throughput is tasks over it. Peak OS Threads is the highest "
+           "single rank's peak, as the console prints it: its value where every iteration "
+           "agrees, else the mean (smallest–largest iteration). OS threads, all ranks is "
+           "their total; memory is the total across ranks.", ""]
     for job in experiment.jobs():
         for config in experiment.configs:
             mine = [r for r in rows if r["job"] == job and r["nodes"] == config.nodes
@@ -92,11 +113,14 @@ def _seed_tables(experiment, rows):
             out += [f"#### {job}, {config.label} ({'/'.join(map(str, iterations))} "
                     f"iterations)", "",
                     md_table(["Strategy", "Tasks", "Time (ms)", "Throughput (ops/s)",
-                              "Peak OS Threads", "Memory (MiB, total across ranks)"],
+                              "Peak OS Threads", "OS threads, all ranks",
+                              "Memory (MiB, total across ranks)"],
                              [(r["strategy"], r["tasks"],
                                with_ci((r["time_ms"], r["time_ms_ci"])),
                                with_ci((r["throughput_ops"], r["throughput_ops_ci"])),
-                               with_ci((r["peak_os_threads"], r["peak_os_threads_ci"])),
+                               count_range(r["peak_os_threads"], r["peak_os_threads_min"],
+                                           r["peak_os_threads_max"]),
+                               count(r["os_threads_all_ranks"]),
                                with_ci((r["memory_mib"], r["memory_mib_ci"])))
                               for r in mine]), ""]
     return out
@@ -181,10 +205,27 @@ METHOD = """## Method
 - **Time** of an iteration is its makespan, the largest per-rank `wall_ns`, since all
   ranks start each iteration at a barrier; **throughput** is `tasks` over it.
 - **Confidence**: mean ± the {conf} two-sided Student-t half-width,
-  t(1 − 0.001/2, n − 1)·sd/√n, over the iterations (pooled over files of the same book
-  and layout).
-- **Experiments** are runs of one (seed, trades, sims, latency scale). They are never
-  pooled with each other.
+  t(1 − 0.001/2, n − 1)·sd/√n, over the iterations (pooled over files of the same
+  experiment and layout), given for {min_ci} or more iterations and never for fewer.
+- **Experiment key**: runs are one experiment only when every root attribute that
+  changes a result agrees. Here the key is: {key}. A file's `result_options` names
+  those attributes; for an older file without it, the fixed list {fallback} is used, as
+  far as the file has them (a file without `stack_mode` counts as own 64 KiB stacks).
+  Ranks, nodes and ranks per node are the scaling axes and not part of the key.
+  Experiments are never pooled with each other.
+- **Peak OS Threads** is the highest single rank's peak thread count in an iteration,
+  averaged over iterations, as the console prints it. **OS threads, all ranks** is the
+  total over ranks. The finding on OS threads compares the highest-rank counts, and
+  takes them as apart when the smallest and largest iterations of the two strategies do
+  not overlap: an exact count needs no t-interval.
+- **Per-trade data** (the latency CDF, settled counts) comes from one measured
+  iteration per file, the strategy group's `iteration_kept`; the Per-trade data table
+  names it.
+- **Figures** draw bars from the smallest to the largest iteration, values that
+  occurred, rather than a t-interval that can reach past what is possible.
+- **Metrics**: `tables/metrics.csv` holds every [iteration, rank] dataset of every
+  strategy with its `unit`: the mean over ranks and iterations, the interval of the
+  per-iteration rank means, and the smallest and largest single rank.
 - **Speedup** S is throughput over the smallest layout's throughput. Under strong
   scaling (same trades) that is the time ratio; under weak scaling (same trades per
   rank) it is the scaled speedup.
@@ -242,7 +283,30 @@ def _experiment(e, figure_dir, prefix, csv_rows):
     node_rows = tables.node_rows(e)
     csv_rows["nodes"] += node_rows
     md += _nodes(e, node_rows)
+    csv_rows["metrics"] += tables.metrics_rows(e)
+    md += _per_trade(e)
     return md + _figures(figures.draw_all(e, figure_dir, prefix))
+
+
+def _per_trade(e):
+    """Which measured iteration the per-trade columns (latency CDF, settled counts) come
+    from, per layout and file: a file keeps them for one iteration only."""
+    found = {}
+    for config in e.configs:
+        for (job, strategy), s in config.summaries.items():
+            if s.per_trade:
+                where = (config.label, s.per_trade_path, s.kept_text)
+                found.setdefault(where, {}).setdefault(job, []).append(strategy)
+    if not found:
+        return []
+    rows = [(layout, path, kept, "; ".join(f"{job}: {', '.join(order(names, STRATEGY_ORDER.get(job, [])))}"
+                                           for job, names in sorted(jobs.items())))
+            for (layout, path, kept), jobs in found.items()]
+    return ["### Per-trade data", "",
+            "A file keeps its per-trade columns for one measured iteration, the one its "
+            "strategy group's `iteration_kept` names; the latency CDF and the settled "
+            "counts use them.", "",
+            md_table(["Layout", "File", "Iteration", "Strategies"], rows), ""]
 
 
 def _weak_series(experiments, csv_rows):
@@ -272,17 +336,22 @@ def write(out_dir, runs, experiments, problems):
           f"{len(experiments)} experiment{'s' if len(experiments) != 1 else ''}; "
           f"generated {now}. CSV tables are in `tables/`, figures in `figures/`.", ""]
     md += _problems(problems) + _findings(judged) + _inputs(runs, experiments)
-    csv_rows = {"seed": [], "scaling": [], "amdahl": [], "nodes": []}
+    csv_rows = {"seed": [], "scaling": [], "amdahl": [], "nodes": [], "metrics": []}
     many = len(experiments) > 1
     for e in experiments:
         md += _experiment(e, figure_dir, f"{e.label.lower()}_" if many else "", csv_rows)
     md += _weak_series(experiments, csv_rows)
-    md.append(METHOD.format(conf=CONFIDENCE_TEXT))
+    key = option_names({n for e in experiments for n in e.options})
+    md.append(METHOD.format(conf=CONFIDENCE_TEXT, min_ci=stats.MIN_CI_SAMPLES,
+                            key=", ".join(f"`{n}`" for n in key),
+                            fallback=", ".join(f"`{n}`" for n in
+                                               load.RESULT_OPTIONS_FALLBACK)))
     tables.write_all(table_dir, {
         "seed": (tables.SEED_COLUMNS, csv_rows["seed"]),
         "scaling": (tables.SCALING_COLUMNS, csv_rows["scaling"]),
         "amdahl": (tables.AMDAHL_COLUMNS, csv_rows["amdahl"]),
         "nodes": (tables.NODES_COLUMNS, csv_rows["nodes"]),
+        "metrics": (tables.METRICS_COLUMNS, csv_rows["metrics"]),
         "findings": (["claim", "evidence", "verdict"], findings.rows(judged))})
     path = os.path.join(out_dir, "report.md")
     with open(path, "w") as handle:

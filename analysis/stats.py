@@ -10,6 +10,10 @@ import numpy as np
 
 # JMH reports a 99.9% confidence interval; the seed studies' tables follow it.
 CONFIDENCE = 0.999
+# The rule everywhere in loomdist (console, HDF5 readers, this report): three or more
+# iterations give an interval, fewer give none. Two samples leave one degree of freedom,
+# where t(0.9995, 1) = 636.6 and the interval says nothing.
+MIN_CI_SAMPLES = 3
 
 
 def _beta_continued_fraction(a, b, x):
@@ -73,10 +77,10 @@ def student_t_quantile(p, df):
 
 def mean_ci(samples, confidence=CONFIDENCE):
     """Mean and Student-t half-width of a sample, as JMH reports iterations; the
-    half-width is None below two samples, where no spread can be estimated."""
+    half-width is None below MIN_CI_SAMPLES samples."""
     values = np.asarray(samples, dtype=float)
     mean = float(values.mean())
-    if values.size < 2:
+    if values.size < MIN_CI_SAMPLES:
         return mean, None
     sem = float(values.std(ddof=1)) / math.sqrt(values.size)
     return mean, student_t_quantile(0.5 + confidence / 2.0, values.size - 1) * sem

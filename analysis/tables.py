@@ -8,11 +8,20 @@ import csv
 import os
 from dataclasses import dataclass
 
+import numpy as np
+
 from . import stats
 
+# peak_os_threads is the highest single rank's peak (as the console prints it);
+# os_threads_all_ranks is the total over ranks, a different number under its own name.
 SEED_COLUMNS = ["experiment", "job", "nodes", "ranks", "strategy", "tasks", "iterations",
                 "time_ms", "time_ms_ci", "throughput_ops", "throughput_ops_ci",
-                "peak_os_threads", "peak_os_threads_ci", "memory_mib", "memory_mib_ci"]
+                "peak_os_threads", "peak_os_threads_ci", "peak_os_threads_min",
+                "peak_os_threads_max", "os_threads_all_ranks", "os_threads_all_ranks_ci",
+                "memory_mib", "memory_mib_ci"]
+# Every [iteration, rank] dataset of every strategy, whatever the job, with its unit.
+METRICS_COLUMNS = ["experiment", "job", "nodes", "ranks", "strategy", "metric", "unit",
+                   "iterations", "mean", "mean_ci", "rank_min", "rank_max"]
 SCALING_COLUMNS = ["series", "scaling", "job", "strategy", "experiment", "nodes", "ranks",
                    "cores", "trades", "trades_per_rank", "time_ms", "throughput_ops",
                    "speedup", "efficiency", "karp_flatt", "imbalance", "baseline"]
@@ -60,7 +69,34 @@ def seed_rows(experiment):
                     "throughput_ops": s.throughput[0], "throughput_ops_ci": s.throughput[1],
                     "peak_os_threads": s.peak_threads[0],
                     "peak_os_threads_ci": s.peak_threads[1],
+                    "peak_os_threads_min": s.peak_threads_range[0],
+                    "peak_os_threads_max": s.peak_threads_range[1],
+                    "os_threads_all_ranks": s.os_threads_all_ranks[0],
+                    "os_threads_all_ranks_ci": s.os_threads_all_ranks[1],
                     "memory_mib": s.memory_mib[0], "memory_mib_ci": s.memory_mib[1]})
+    return rows
+
+
+def metrics_rows(experiment):
+    """Every per-iteration, per-rank dataset, read generically: the mean over ranks and
+    iterations with the interval of the per-iteration rank means, and the smallest and
+    largest single rank in any iteration."""
+    rows = []
+    for job in experiment.jobs():
+        for config in experiment.configs:
+            for strategy in experiment.strategies(job):
+                s = config.summaries.get((job, strategy))
+                if s is None:
+                    continue
+                for metric in sorted(s.per_rank):
+                    data = np.asarray(s.per_rank[metric], dtype=float)
+                    mean, half = stats.mean_ci(data.mean(axis=1))
+                    rows.append({"experiment": experiment.label, "job": job,
+                                 "nodes": s.nodes, "ranks": s.ranks, "strategy": strategy,
+                                 "metric": metric, "unit": s.units.get(metric, ""),
+                                 "iterations": data.shape[0], "mean": mean, "mean_ci": half,
+                                 "rank_min": float(data.min()),
+                                 "rank_max": float(data.max())})
     return rows
 
 
@@ -75,17 +111,17 @@ def strong_series(experiment):
 
 
 def weak_series(experiments):
-    """Layouts from different experiments that hold the same trades per rank on the same
-    seed, sims, latency scale and stack mode scale weakly; each such set of two or more
-    rank counts is one series."""
+    """Layouts from different experiments whose result-changing options agree except for
+    the trades, and that hold the same trades per rank, scale weakly; each such set of
+    two or more rank counts is one series."""
     groups = {}
     for e in experiments:
+        rest = tuple(sorted((n, repr(v)) for n, v in e.options.items() if n != "trades"))
         for c in e.configs:
-            key = (e.seed, e.sims, e.latency_scale, e.stack_mode,
-                   round(e.trades / c.ranks, 6))
+            key = (rest, round(e.trades / c.ranks, 6))
             groups.setdefault(key, []).append(c)
     series = []
-    for key, configs in sorted(groups.items(), key=lambda kv: kv[0]):
+    for key, configs in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         if len({c.ranks for c in configs}) < 2:
             continue
         configs = sorted(configs, key=lambda c: (c.ranks, c.nodes))
