@@ -15,3 +15,8 @@ add_test(NAME mpi.strategies COMMAND ${LD_MPI_DIR}/test_strategies.sh
   $<TARGET_FILE:loomdist> ${LD_PYTHON} ${CMAKE_CURRENT_BINARY_DIR}/mpi-strategies)
 set_tests_properties(mpi.strategies PROPERTIES LABELS mpi TIMEOUT 300 RUN_SERIAL TRUE
   ENVIRONMENT "${LD_MPI_ENV}")
+
+add_test(NAME mpi.peak_threads COMMAND ${LD_MPI_DIR}/test_peak_threads.sh
+  $<TARGET_FILE:loomdist> ${LD_PYTHON} ${CMAKE_CURRENT_BINARY_DIR}/mpi-peak-threads)
+set_tests_properties(mpi.peak_threads PROPERTIES LABELS mpi TIMEOUT 180 RUN_SERIAL TRUE
+  ENVIRONMENT "${LD_MPI_ENV}")
