@@ -20,6 +20,7 @@
 
 #include "gt.h"
 #include "gt_copy.h"
+#include "gt_overflow.h"
 #include "gt_sched.h"
 #include "gt_stack.h"
 #include "gt_switch.h"
@@ -101,7 +102,7 @@ struct ld_sched {
     pthread_mutex_t remote_lock;
     ld_gt *remote_head;
     ld_gt *remote_tail;
-    ld_stack_watch watch;
+    ld_overflow_watch watch;
     ld_wheel wheel;      /* sleeping threads, by deadline */
     uv_poll_t wheel_fd;  /* readable when the timerfd below expires */
     int timer_fd;        /* armed at the wheel's next tick whenever the loop may block */
@@ -369,7 +370,7 @@ static void sched_resume(ld_sched *s, ld_gt *g)
     s->current = NULL;
     if (!ld_stack_intact(&g->stack) ||
         (g->state == GT_DONE && !ld_stack_intact_at_end(&g->stack)))
-        ld_stack_die_overflow(g->id, &g->stack);
+        ld_overflow_die(g->id, &g->stack);
     if (g->state == GT_DONE)
         gt_finish(s, g);
 }
@@ -519,6 +520,18 @@ static int sched_run_stack_map(ld_sched *s)
     return ld_copy_run_map(&s->run, ld_stack_depot_size(s->stacks.depot));
 }
 
+/* For the overflow handler (gt_overflow.h): what runs on this carrier. It only reads
+ * this thread's own scheduler, so a SIGSEGV handler may call it. */
+static const ld_stack *sched_running_stack(uint64_t *id)
+{
+    ld_sched *s = sched_self;
+
+    if (s == NULL || s->current == NULL)
+        return NULL;
+    *id = s->current->id;
+    return s->run.lo != NULL ? &s->run : &s->current->stack;
+}
+
 /* The carrier's signal stack first, then the loop and its async; undone in reverse. */
 int ld_sched_create(ld_sched **out, const ld_sched_config *cfg)
 {
@@ -536,7 +549,7 @@ int ld_sched_create(ld_sched **out, const ld_sched_config *cfg)
     s = calloc(1, sizeof *s);
     if (s == NULL)
         return -ENOMEM;
-    rc = ld_stack_watch_start(&s->watch);
+    rc = ld_overflow_watch_start(&s->watch, sched_running_stack);
     if (rc != 0)
         goto fail_free;
     rc = uv_loop_init(&s->loop);
@@ -578,7 +591,7 @@ fail_async:
 fail_loop:
     uv_loop_close(&s->loop);
 fail_watch:
-    ld_stack_watch_stop(&s->watch);
+    ld_overflow_watch_stop(&s->watch);
 fail_free:
     free(s);
     return rc;
@@ -603,7 +616,7 @@ void ld_sched_destroy(ld_sched *s)
     if (s->run.lo != NULL)
         ld_copy_run_unmap(&s->run);
     ld_stack_cache_fini(&s->stacks);
-    ld_stack_watch_stop(&s->watch);
+    ld_overflow_watch_stop(&s->watch);
     if (sched_self == s)
         sched_self = NULL;
     free(s);
@@ -701,7 +714,7 @@ void ld_gt_yield(void)
         return;
     }
     if (!ld_stack_intact(&g->stack))
-        ld_stack_die_overflow(g->id, &g->stack);
+        ld_overflow_die(g->id, &g->stack);
     sched_enter(g->sched, next);
     ld_ctx_swap(&g->ctx, &next->ctx);
 }
@@ -807,14 +820,4 @@ void ld_gt_resume(ld_gt *g)
 ld_gt **ld_gt_wait_next(ld_gt *g)
 {
     return &g->wait_next;
-}
-
-const ld_stack *ld_sched_running_stack(uint64_t *id)
-{
-    ld_sched *s = sched_self;
-
-    if (s == NULL || s->current == NULL)
-        return NULL;
-    *id = s->current->id;
-    return s->run.lo != NULL ? &s->run : &s->current->stack;
 }

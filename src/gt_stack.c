@@ -1,15 +1,12 @@
 /* gt_stack.c: green-thread stacks carved from slabs, their depots and per-scheduler
- * caches, the three ways an overflow is caught, and the SIGSEGV handler that reports
- * a green thread's stack overflow. */
+ * caches, and the three ways an overflow is caught. */
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include "gt_stack.h"
@@ -26,8 +23,6 @@
 #ifndef MADV_GUARD_INSTALL
 #define MADV_GUARD_INSTALL 102
 #endif
-
-#define LD_STACK_ALTSTACK_MIN (64u * 1024u)
 
 /* Slabs start small, so a scheduler with a few threads maps little, and double up to
  * a size that keeps a million stacks within a hundred mappings. */
@@ -448,190 +443,4 @@ int ld_stack_overflowed(const ld_stack *st, const void *addr, const void *sp)
 int ld_stack_intact_at_end(const ld_stack *st)
 {
     return st->guard != LD_GUARD_CANARY || ld_stack_zero_below(st, stack_page);
-}
-
-/* The stack pointer of the context a signal interrupted, or NULL where unknown. */
-static const void *stack_fault_sp(const void *uctx)
-{
-    const ucontext_t *uc = uctx;
-
-#if defined(__x86_64__)
-    return (const void *)uc->uc_mcontext.gregs[REG_RSP];
-#elif defined(__aarch64__)
-    return (const void *)uc->uc_mcontext.sp;
-#else
-    (void)uc;
-    return NULL;
-#endif
-}
-
-/* Signal dispositions are process-wide, so the one we displaced is recorded once for
- * the process: the handler chains to it for every fault that is not an overflow. */
-static pthread_once_t stack_segv_once = PTHREAD_ONCE_INIT;
-static struct sigaction stack_segv_prev;
-
-/* Decimal digits of v into out, without stdio (async-signal-safe). */
-static size_t stack_fmt_u64(char *out, uint64_t v)
-{
-    char tmp[20];
-    size_t n = 0, i;
-
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    for (i = 0; i < n; i++)
-        out[i] = tmp[n - 1 - i];
-    return n;
-}
-
-/* Copy a string without the libc string functions (async-signal-safe). */
-static size_t stack_fmt_str(char *out, const char *s)
-{
-    size_t n = 0;
-
-    while (s[n] != '\0') {
-        out[n] = s[n];
-        n++;
-    }
-    return n;
-}
-
-/* One write(2) of the whole line, so lines from two threads do not interleave. */
-static void stack_report(uint64_t id, size_t size)
-{
-    char line[128];
-    size_t n = 0, off = 0;
-
-    n += stack_fmt_str(line + n, "loomdist: green thread ");
-    n += stack_fmt_u64(line + n, id);
-    n += stack_fmt_str(line + n, " overflowed its ");
-    n += stack_fmt_u64(line + n, size / 1024u);
-    n += stack_fmt_str(line + n, " KiB stack\n");
-    while (off < n) {
-        ssize_t w = write(STDERR_FILENO, line + off, n - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return;
-        off += (size_t)w;
-    }
-}
-
-/* Die of this signal as if no handler were installed: a fault re-raises itself when
- * the handler returns; a signal that was sent is raised again, pending until then. */
-static void stack_die_default(int sig, const siginfo_t *si)
-{
-    struct sigaction dfl;
-
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(sig, &dfl, NULL);
-    if (si == NULL || si->si_code <= 0)
-        raise(sig);
-}
-
-/* A canary found broken at a switch: the thread is not running past it any more, so
- * the report comes first and the process then dies as a guard-page hit would. */
-void ld_stack_die_overflow(uint64_t id, const ld_stack *st)
-{
-    stack_report(id, st->size);
-    stack_die_default(SIGSEGV, NULL);
-    abort();
-}
-
-/* Hand a fault that is not ours to the handler that was there before. */
-static void stack_chain(int sig, siginfo_t *si, void *uctx)
-{
-    const struct sigaction *p = &stack_segv_prev;
-
-    if (p->sa_flags & SA_SIGINFO)
-        p->sa_sigaction(sig, si, uctx);
-    else if (p->sa_handler == SIG_DFL || p->sa_handler == SIG_IGN)
-        stack_die_default(sig, si);
-    else
-        p->sa_handler(sig);
-}
-
-/* SIGSEGV: an overflow of the running green thread is reported, and the process then
- * dies of the fault; any other fault goes to the previous handler. */
-static void stack_on_segv(int sig, siginfo_t *si, void *uctx)
-{
-    int saved = errno;
-    uint64_t id = 0;
-    const ld_stack *st = ld_sched_running_stack(&id);
-
-    if (st != NULL && ld_stack_overflowed(st, si->si_addr, stack_fault_sp(uctx))) {
-        stack_report(id, st->size);
-        stack_die_default(sig, si);
-    } else {
-        stack_chain(sig, si, uctx);
-    }
-    errno = saved;
-}
-
-/* Installed once per process, on the signal stack of whichever thread faults. */
-static void stack_install_handler(void)
-{
-    struct sigaction sa;
-
-    pthread_once(&stack_once, stack_limits_init);
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = stack_on_segv;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, &stack_segv_prev);
-}
-
-/* The signal stack: room for the kernel's signal frame and a chained handler. */
-static size_t stack_altstack_size(void)
-{
-    long min = sysconf(_SC_SIGSTKSZ);
-    size_t size = LD_STACK_ALTSTACK_MIN;
-
-    if (min > 0 && (size_t)min * 4 > size)
-        size = (size_t)min * 4;
-    return round_pages(size);
-}
-
-/* A thread that already has a signal stack keeps it: whoever set it up (ASan, say)
- * may unmap it at thread exit, and a handler we chain to expects to run there. */
-int ld_stack_watch_start(ld_stack_watch *w)
-{
-    stack_t cur, ours;
-    void *mem;
-
-    pthread_once(&stack_segv_once, stack_install_handler);
-    w->altstack = NULL;
-    w->altsize = 0;
-    if (sigaltstack(NULL, &cur) != 0)
-        return -errno;
-    if (!(cur.ss_flags & SS_DISABLE))
-        return 0;
-    w->altsize = stack_altstack_size();
-    mem = mmap(NULL, w->altsize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-               0);
-    if (mem == MAP_FAILED)
-        return -errno;
-    ours.ss_sp = mem;
-    ours.ss_size = w->altsize;
-    ours.ss_flags = 0;
-    if (sigaltstack(&ours, &w->prev) != 0) {
-        int rc = -errno;
-        munmap(mem, w->altsize);
-        return rc;
-    }
-    w->altstack = mem;
-    return 0;
-}
-
-void ld_stack_watch_stop(ld_stack_watch *w)
-{
-    if (w->altstack == NULL)
-        return;
-    w->prev.ss_flags &= SS_DISABLE;
-    sigaltstack(&w->prev, NULL);
-    munmap(w->altstack, w->altsize);
-    w->altstack = NULL;
 }

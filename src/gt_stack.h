@@ -29,13 +29,11 @@
  * faults on when it overflows. A chunk's own ld_stack has that guard too, and no
  * stack: only its free-list link is used.
  *
- * An overflow in any mode is reported as "loomdist: green thread N overflowed its
- * S KiB stack" on stderr, and the process then dies of SIGSEGV.
+ * What happens once a guard is hit is gt_overflow.h's.
  */
 #ifndef LD_GT_STACK_H
 #define LD_GT_STACK_H
 
-#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -146,28 +144,5 @@ static inline int ld_stack_intact(const ld_stack *st)
 
 /* The same for a stack whose thread has ended: its whole canary page. */
 int ld_stack_intact_at_end(const ld_stack *st);
-
-/* Report an overflow of the running green thread and die of SIGSEGV. */
-void ld_stack_die_overflow(uint64_t id, const ld_stack *st);
-
-/* Per carrier thread: the signal stack the SIGSEGV handler runs on, since a thread
- * that overflowed has no stack left to run it on. */
-typedef struct ld_stack_watch {
-    void *altstack; /* ours, or NULL when the thread already had one */
-    size_t altsize;
-    stack_t prev;
-} ld_stack_watch;
-
-/* On the carrier thread: make sure it has a signal stack, and install the process-wide
- * SIGSEGV handler (once; it chains to whichever handler it displaced). */
-int ld_stack_watch_start(ld_stack_watch *w);
-
-/* On the same thread: put back the signal stack it had before, and unmap ours. */
-void ld_stack_watch_stop(ld_stack_watch *w);
-
-/* Provided by the scheduler (gt_sched.c): the stack of the green thread running on the
- * calling thread (in copy mode, the run stack), and its id in *id; NULL outside a green
- * thread. Only reads, so the SIGSEGV handler may call it. */
-const ld_stack *ld_sched_running_stack(uint64_t *id);
 
 #endif
