@@ -1,12 +1,15 @@
 /* gt_sched.c: the scheduler of one carrier thread: its run queue, spawn and join, and
  * the blocking calls (yield, sleep, park, suspend) that park a green thread until a
- * callback makes it runnable again. Sleeps wait on the carrier's timing wheel, which
- * one timerfd on the carrier's uv_loop wakes when the loop would otherwise block.
+ * callback makes it runnable again. Sleepers wait in a set of deadlines on the
+ * carrier's uv_loop (deadlines.h).
  *
- * Every switch goes through the scheduler's own context: a green thread that blocks
- * swaps to the scheduler, which resumes the next runnable one. Each carrier's state is
- * touched only by that carrier, except the remote queue, where other OS threads post
- * wake-ups under a mutex and a uv_async tells the carrier to collect them.
+ * A green thread that blocks swaps to the scheduler's own context, which resumes the
+ * next runnable one. A yield, with stacks of their own, may instead switch straight
+ * to the next runnable thread that has started, up to a batch of such switches before
+ * the scheduler gets the carrier back; in copy mode every switch goes through the
+ * scheduler, which moves the frames. Each carrier's state is touched only by that
+ * carrier, except the remote queue, where other OS threads post wake-ups under a mutex
+ * and a uv_async tells the carrier to collect them.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -15,21 +18,19 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/timerfd.h>
-#include <unistd.h>
 
+#include "deadlines.h"
 #include "gt.h"
 #include "gt_copy.h"
 #include "gt_overflow.h"
 #include "gt_sched.h"
 #include "gt_stack.h"
 #include "gt_switch.h"
-#include "gt_wheel.h"
 
 /* Resumes between two looks at the clock while threads are runnable; the loop itself is
  * polled at most every LD_SCHED_POLL_NS then, so its system call costs a busy carrier
  * next to nothing, while I/O and remote wake-ups wait 50 µs at most. Sleepers do not
- * wait for the poll: the wheel is advanced at every look at the clock. */
+ * wait for the poll: their deadlines are expired at every look at the clock. */
 #define LD_SCHED_BATCH 128
 #define LD_SCHED_POLL_NS 50000u
 
@@ -38,18 +39,14 @@
 #define LD_SCHED_PREFETCH 6
 #define LD_SCHED_PREFETCH_FRAMES 256u
 
-/* An idle carrier wakes for its sleepers on multiples of 2^17 ns (131 µs): every
- * deadline within one such window shares one wake-up, which costs a few µs of system
- * calls, at the price of waking each sleeper up to 131 µs after its tick. */
-#define LD_SCHED_WAKE_SHIFT 17
 #define LD_SCHED_CACHE_DEFAULT 1024u
 
 enum ld_gt_state {
-    GT_READY,     /* in the run queue (a sleeper the wheel woke keeps GT_SLEEPING) */
-    GT_RUNNING,   /* on the carrier now */
-    GT_PARKED,    /* in ld_gt_park, until an unpark */
+    GT_READY,   /* in the run queue (a sleeper whose deadline fired keeps GT_SLEEPING) */
+    GT_RUNNING, /* on the carrier now */
+    GT_PARKED,  /* in ld_gt_park, until an unpark */
     GT_SUSPENDED, /* in ld_gt_suspend, until a resume */
-    GT_SLEEPING,  /* in ld_gt_sleep_ns, until its timer fires */
+    GT_SLEEPING,  /* in ld_gt_sleep_ns, until its deadline passes */
     GT_JOINING,   /* in ld_gt_join, until the joined thread returns */
     GT_DONE       /* fn returned; joinable threads wait here to be joined */
 };
@@ -103,13 +100,9 @@ struct ld_sched {
     ld_gt *remote_head;
     ld_gt *remote_tail;
     ld_overflow_watch watch;
-    ld_wheel wheel;      /* sleeping threads, by deadline */
-    uv_poll_t wheel_fd;  /* readable when the timerfd below expires */
-    int timer_fd;        /* armed at the wheel's next tick whenever the loop may block */
-    uint64_t armed_tick; /* what timer_fd is armed for; UINT64_MAX: disarmed */
-    bool timer_fired;    /* timer_fd expired since it was last set */
-    uint64_t polled_at;  /* uv_hrtime() of the last poll of the loop */
-    uint64_t id_next;    /* the ids this scheduler took and has not given out yet */
+    ld_deadlines *sleepers; /* threads in ld_gt_sleep_ns, by deadline */
+    uint64_t polled_at;     /* uv_hrtime() of the last poll of the loop */
+    uint64_t id_next;       /* the ids this scheduler took and has not given out yet */
     uint64_t id_end;
     /* For watchdogs on other threads: who runs now, and how many switches so far.
      * Written by this carrier alone, so plain relaxed stores suffice. */
@@ -337,10 +330,10 @@ static void sched_enter(ld_sched *s, ld_gt *g)
     atomic_store_explicit(&s->observed_id, g->id, memory_order_relaxed);
 }
 
-/* Copy mode, before g runs: the run stack must hold g's frames (a new thread's are its
- * first frame). Whoever's are there are frozen only now, so a thread that runs again
- * before any other copies nothing. */
-static void sched_thaw(ld_sched *s, ld_gt *g)
+/* Copy mode, before g runs: the run stack changes hands. The frames of its last owner
+ * are frozen, and g's thawed (a new thread's are its first frame). Freezing waits until
+ * now, so a thread that runs again before any other copies nothing. */
+static void sched_give_run_stack(ld_sched *s, ld_gt *g)
 {
     char *top = (char *)s->run.lo + s->run.size;
     ld_gt *prev = s->owner;
@@ -348,7 +341,8 @@ static void sched_thaw(ld_sched *s, ld_gt *g)
     if (prev == g)
         return;
     if (prev != NULL && ld_copy_freeze(&prev->stack, &prev->frozen, prev->ctx.sp, top)) {
-        /* No caller to return this to, and the thread's frames are gone. */
+        /* No caller to return this to, and g's frames would overwrite prev's: gt.h
+         * states that a freeze without memory aborts. */
         fprintf(stderr, "loomdist: out of memory freezing green thread %llu's stack\n",
                 (unsigned long long)prev->id);
         abort();
@@ -361,7 +355,7 @@ static void sched_thaw(ld_sched *s, ld_gt *g)
 static void sched_resume(ld_sched *s, ld_gt *g)
 {
     if (s->run.lo != NULL)
-        sched_thaw(s, g);
+        sched_give_run_stack(s, g);
     sched_enter(s, g);
     s->direct = LD_SCHED_BATCH;
     ld_ctx_swap(&s->ctx, &g->ctx);
@@ -406,48 +400,9 @@ static void sched_run_batch(ld_sched *s)
 }
 
 /* A sleeper is queued without being touched: it learns it is running when it runs. */
-static void sched_on_wheel_fire(void *item, void *ctx)
+static void sched_on_deadline(void *item, void *ctx)
 {
     runq_push(ctx, item);
-}
-
-/* Wake every sleeper whose deadline has passed, without waiting for the timerfd: a
- * carrier busy with runnable threads sees its timers as soon as it looks. */
-static void sched_expire(ld_sched *s, uint64_t now)
-{
-    if (s->wheel.count != 0)
-        ld_wheel_advance(&s->wheel, ld_wheel_tick_floor(now), sched_on_wheel_fire, s);
-}
-
-/* Before the loop may block: the timerfd must expire at the wheel's next tick, rounded
- * up to a wake-up window. It is set only when that changed or it fired; setting it
- * also clears its readiness, so it is never read. */
-static void sched_arm(ld_sched *s)
-{
-    uint64_t next = ld_wheel_next(&s->wheel);
-    struct itimerspec its = {{0, 0}, {0, 0}};
-
-    if (next == s->armed_tick && !s->timer_fired)
-        return;
-    s->armed_tick = next;
-    s->timer_fired = false;
-    if (next != UINT64_MAX) {
-        uint64_t window = (1ull << LD_SCHED_WAKE_SHIFT) - 1;
-        uint64_t ns = ((next << LD_WHEEL_TICK_SHIFT) + window) & ~window;
-        its.it_value.tv_sec = (time_t)(ns / 1000000000u);
-        its.it_value.tv_nsec = (long)(ns % 1000000000u);
-    }
-    timerfd_settime(s->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
-}
-
-/* The timerfd woke the loop; sched_expire does the work, sched_arm resets it. */
-static void sched_on_timer_fd(uv_poll_t *h, int status, int events)
-{
-    ld_sched *s = h->data;
-
-    (void)status;
-    (void)events;
-    s->timer_fired = true;
 }
 
 /* Runnable threads first; the loop is polled without blocking between batches, and
@@ -462,7 +417,7 @@ int ld_sched_run(ld_sched *s)
     for (;;) {
         uint64_t now = uv_hrtime();
 
-        sched_expire(s, now);
+        ld_deadlines_expire(s->sleepers, now);
         sched_run_batch(s);
         if (s->runq_len != 0) {
             if (now - s->polled_at >= LD_SCHED_POLL_NS) {
@@ -473,39 +428,11 @@ int ld_sched_run(ld_sched *s)
         }
         if (s->live == 0 && !uv_loop_alive(&s->loop))
             break;
-        sched_arm(s);
         s->in_wait = true;
         uv_run(&s->loop, UV_RUN_ONCE);
         s->in_wait = false;
     }
     s->running = false;
-    return 0;
-}
-
-/* The timerfd and its poll handle, unreferenced: sleepers are live threads, and live
- * threads keep the loop alive through the async already. */
-static int sched_timer_open(ld_sched *s)
-{
-    int rc;
-
-    s->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (s->timer_fd < 0)
-        return -errno;
-    rc = uv_poll_init(&s->loop, &s->wheel_fd, s->timer_fd);
-    if (rc != 0) {
-        close(s->timer_fd);
-        return rc;
-    }
-    rc = uv_poll_start(&s->wheel_fd, UV_READABLE, sched_on_timer_fd);
-    if (rc != 0) {
-        uv_close((uv_handle_t *)&s->wheel_fd, NULL);
-        close(s->timer_fd);
-        return rc;
-    }
-    s->wheel_fd.data = s;
-    uv_unref((uv_handle_t *)&s->wheel_fd);
-    s->armed_tick = UINT64_MAX;
-    ld_wheel_init(&s->wheel, ld_wheel_tick_floor(uv_hrtime()));
     return 0;
 }
 
@@ -570,7 +497,7 @@ int ld_sched_create(ld_sched **out, const ld_sched_config *cfg)
     rc = sched_run_stack_map(s);
     if (rc != 0)
         goto fail_cache;
-    rc = sched_timer_open(s);
+    rc = ld_deadlines_open(&s->sleepers, &s->loop, sched_on_deadline, s);
     if (rc != 0)
         goto fail_run;
     ld_ctx_init_self(&s->ctx);
@@ -598,7 +525,8 @@ fail_free:
 }
 
 /* Taking the remote lock once waits out any ld_gt_unpark still inside sched_post. One
- * non-blocking turn of the loop runs the close callbacks of the async and the poll. */
+ * non-blocking turn of the loop runs the close callbacks of the async and the
+ * sleepers' handles. */
 void ld_sched_destroy(ld_sched *s)
 {
     if (s == NULL)
@@ -606,11 +534,9 @@ void ld_sched_destroy(ld_sched *s)
     pthread_mutex_lock(&s->remote_lock);
     pthread_mutex_unlock(&s->remote_lock);
     uv_close((uv_handle_t *)&s->wake, NULL);
-    uv_close((uv_handle_t *)&s->wheel_fd, NULL);
+    ld_deadlines_close(s->sleepers);
     uv_run(&s->loop, UV_RUN_NOWAIT);
     uv_loop_close(&s->loop);
-    close(s->timer_fd);
-    ld_wheel_fini(&s->wheel);
     free(s->runq);
     pthread_mutex_destroy(&s->remote_lock);
     if (s->run.lo != NULL)
@@ -719,9 +645,9 @@ void ld_gt_yield(void)
     ld_ctx_swap(&g->ctx, &next->ctx);
 }
 
-/* The deadline is taken from the clock now and rounded up to the wheel's tick, so the
- * sleep never ends early. A wheel that cannot grow leaves the thread yielding until
- * its deadline instead: slower, never wrong. */
+/* The deadline is taken from the clock now, and a deadline never fires early. A set
+ * that cannot grow leaves the thread yielding until its deadline instead: slower,
+ * never wrong. */
 void ld_gt_sleep_ns(uint64_t ns)
 {
     ld_gt *g = ld_gt_self();
@@ -733,7 +659,7 @@ void ld_gt_sleep_ns(uint64_t ns)
     if (ns > UINT64_MAX / 4)
         ns = UINT64_MAX / 4;
     deadline = uv_hrtime() + ns;
-    rc = ns == 0 ? 1 : ld_wheel_add(&g->sched->wheel, g, ld_wheel_tick_ceil(deadline));
+    rc = ns == 0 ? 1 : ld_deadlines_add(g->sched->sleepers, g, deadline);
     if (rc == 0) {
         g->state = GT_SLEEPING;
         gt_block(g);

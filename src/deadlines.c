@@ -1,0 +1,180 @@
+/* deadlines.c: a timing wheel on a uv_loop, woken by one timerfd.
+ *
+ * The wheel (gt_wheel.h) holds the deadlines and knows no clock. A uv_prepare handle,
+ * which libuv runs just before it polls, sets the timerfd to the wheel's next tick
+ * rounded up to a wake-up window; a uv_poll handle on the timerfd wakes the loop, and
+ * its callback fires what is due. Setting a timerfd also clears its readiness, so it
+ * is never read.
+ */
+#include "deadlines.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gt_wheel.h"
+
+_Static_assert(LD_DEADLINES_TICK_NS == 1u << LD_WHEEL_TICK_SHIFT,
+               "deadlines.h states the wheel's tick");
+
+struct ld_deadlines {
+    ld_wheel wheel;
+    ld_deadline_fire fire;
+    void *ctx;
+    uv_poll_t poll;       /* readable once timer_fd has expired */
+    uv_prepare_t prepare; /* sets timer_fd before the loop polls */
+    int timer_fd;
+    int handles;       /* handles not yet closed, so the last close frees the set */
+    uint64_t armed_ns; /* when timer_fd expires; UINT64_MAX: disarmed */
+    bool fired;        /* timer_fd expired since it was last set */
+    bool closing;
+};
+
+/* Items fire through here, so that none fires once the set is closing. */
+static void deadlines_on_fire(void *item, void *ctx)
+{
+    ld_deadlines *d = ctx;
+
+    if (!d->closing)
+        d->fire(item, d->ctx);
+}
+
+/* The poll handle is what keeps the loop alive, exactly while deadlines are pending. */
+void ld_deadlines_expire(ld_deadlines *d, uint64_t now_ns)
+{
+    if (d->wheel.count == 0)
+        return;
+    ld_wheel_advance(&d->wheel, ld_wheel_tick_floor(now_ns), deadlines_on_fire, d);
+    if (d->wheel.count == 0)
+        uv_unref((uv_handle_t *)&d->poll);
+}
+
+int ld_deadlines_add(ld_deadlines *d, void *item, uint64_t at_ns)
+{
+    int rc = ld_wheel_add(&d->wheel, item, ld_wheel_tick_ceil(at_ns));
+
+    if (rc == 0 && d->wheel.count == 1)
+        uv_ref((uv_handle_t *)&d->poll);
+    return rc;
+}
+
+size_t ld_deadlines_pending(const ld_deadlines *d)
+{
+    return d->wheel.count;
+}
+
+/* When the loop should wake for the wheel's next tick: that tick's start rounded up to
+ * a window, so deadlines a few µs apart share one wake-up. */
+static uint64_t deadlines_wake_ns(const ld_deadlines *d)
+{
+    uint64_t next = ld_wheel_next(&d->wheel);
+    uint64_t window = LD_DEADLINES_WAKE_NS - 1;
+
+    if (next == UINT64_MAX)
+        return UINT64_MAX;
+    return ((next << LD_WHEEL_TICK_SHIFT) + window) & ~window;
+}
+
+/* Before the loop polls. A timer set for an earlier wake-up than needed is left as it
+ * is: it wakes the loop once too often, which is cheaper than setting it every turn.
+ * One that fired is always set again, if only to clear its readiness. */
+static void deadlines_on_prepare(uv_prepare_t *h)
+{
+    ld_deadlines *d = h->data;
+    uint64_t at = deadlines_wake_ns(d);
+    struct itimerspec its = {{0, 0}, {0, 0}};
+
+    if (!d->fired && at >= d->armed_ns)
+        return;
+    d->armed_ns = at;
+    d->fired = false;
+    if (at != UINT64_MAX) {
+        its.it_value.tv_sec = (time_t)(at / 1000000000u);
+        its.it_value.tv_nsec = (long)(at % 1000000000u);
+    }
+    timerfd_settime(d->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* The timer expired: fire what is due; the next prepare sets the timer again. */
+static void deadlines_on_timer(uv_poll_t *h, int status, int events)
+{
+    ld_deadlines *d = h->data;
+
+    (void)status;
+    (void)events;
+    d->fired = true;
+    ld_deadlines_expire(d, uv_hrtime());
+}
+
+/* The last handle's close frees the set, and the timerfd with it. */
+static void deadlines_on_close(uv_handle_t *h)
+{
+    ld_deadlines *d = h->data;
+
+    if (--d->handles != 0)
+        return;
+    close(d->timer_fd);
+    ld_wheel_fini(&d->wheel);
+    free(d);
+}
+
+void ld_deadlines_close(ld_deadlines *d)
+{
+    d->closing = true;
+    uv_close((uv_handle_t *)&d->poll, deadlines_on_close);
+    uv_close((uv_handle_t *)&d->prepare, deadlines_on_close);
+}
+
+/* The handles are made last: until uv_poll_init has succeeded nothing is on the loop,
+ * and neither start can fail for a valid handle and callback. Both start unreferenced,
+ * since an empty set must not keep the loop alive. */
+static int deadlines_start(ld_deadlines *d, uv_loop_t *loop)
+{
+    int rc = uv_poll_init(loop, &d->poll, d->timer_fd);
+
+    if (rc != 0)
+        return rc;
+    d->poll.data = d;
+    d->prepare.data = d;
+    uv_prepare_init(loop, &d->prepare);
+    d->handles = 2;
+    uv_poll_start(&d->poll, UV_READABLE, deadlines_on_timer);
+    uv_prepare_start(&d->prepare, deadlines_on_prepare);
+    uv_unref((uv_handle_t *)&d->poll);
+    uv_unref((uv_handle_t *)&d->prepare);
+    return 0;
+}
+
+int ld_deadlines_open(ld_deadlines **out, uv_loop_t *loop, ld_deadline_fire fire,
+                      void *ctx)
+{
+    ld_deadlines *d;
+    int rc;
+
+    if (out == NULL || loop == NULL || fire == NULL)
+        return -EINVAL;
+    d = calloc(1, sizeof *d);
+    if (d == NULL)
+        return -ENOMEM;
+    d->fire = fire;
+    d->ctx = ctx;
+    d->armed_ns = UINT64_MAX;
+    d->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (d->timer_fd < 0) {
+        rc = -errno;
+        free(d);
+        return rc;
+    }
+    ld_wheel_init(&d->wheel, ld_wheel_tick_floor(uv_hrtime()));
+    rc = deadlines_start(d, loop);
+    if (rc != 0) {
+        close(d->timer_fd);
+        free(d);
+        return rc;
+    }
+    *out = d;
+    return 0;
+}

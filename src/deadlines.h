@@ -1,0 +1,65 @@
+/* deadlines.h: deadlines at nanosecond resolution on a uv_loop.
+ *
+ * A set of deadlines belongs to one uv_loop_t and is used on that loop's thread only.
+ * A deadline is an opaque item and an absolute time in nanoseconds on uv_hrtime()'s
+ * clock (CLOCK_MONOTONIC). Once that time has passed, the set calls fire(item, ctx),
+ * from inside uv_run, or from ld_deadlines_expire. libuv's own timers count whole
+ * milliseconds; these do not.
+ *
+ * When. A deadline never fires early. Its time is rounded up to a tick of
+ * LD_DEADLINES_TICK_NS (16.4 µs), and it fires at the first look at the clock after
+ * that tick: the set looks whenever the loop wakes, and an owner that runs between
+ * turns of the loop can look more often with ld_deadlines_expire. A loop that would
+ * otherwise wait is woken by one timerfd, on multiples of LD_DEADLINES_WAKE_NS
+ * (131 µs), for all the deadlines of such a window at once: a few µs of system calls
+ * per wake-up, at the price of firing up to about 150 µs after the deadline, plus the
+ * kernel's timer slack and whatever else the loop's thread is doing.
+ *
+ * Cost. Adding and firing a deadline are O(1) however many there are (a hierarchical
+ * timing wheel). The timerfd is set only when the loop is about to poll and the
+ * earliest deadline has moved earlier, or the timer has fired: a busy loop makes
+ * almost no timer system calls.
+ *
+ * Liveness. Like an active uv_timer, a set with deadlines pending keeps its loop
+ * alive, and an empty one does not.
+ *
+ * Functions return 0 or a negative errno.
+ */
+#ifndef LD_DEADLINES_H
+#define LD_DEADLINES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#define LD_DEADLINES_TICK_NS 16384u
+#define LD_DEADLINES_WAKE_NS 131072u
+
+typedef struct ld_deadlines ld_deadlines;
+typedef void (*ld_deadline_fire)(void *item, void *ctx);
+
+/* A set on loop whose deadlines fire as fire(item, ctx). -ENOMEM, or a negative errno
+ * from timerfd_create or libuv. */
+int ld_deadlines_open(ld_deadlines **out, uv_loop_t *loop, ld_deadline_fire fire,
+                      void *ctx);
+
+/* Fire item once at_ns has passed. Returns 0; 1, adding nothing, when at_ns has
+ * passed already (the caller takes the item as fired now); -ENOMEM, adding nothing,
+ * when the set could not grow. Callable from fire. */
+int ld_deadlines_add(ld_deadlines *d, void *item, uint64_t at_ns);
+
+/* Fire every deadline that has passed by now_ns, a uv_hrtime() reading, in deadline
+ * order (items due in the same tick in the order they were added). */
+void ld_deadlines_expire(ld_deadlines *d, uint64_t now_ns);
+
+/* Deadlines added and not yet fired. */
+size_t ld_deadlines_pending(const ld_deadlines *d);
+
+/* Drop every pending deadline unfired, and free the set once the loop has run the
+ * close callbacks of its handles: the owner must run the loop again before closing it
+ * (uv_run with UV_RUN_NOWAIT is enough). Callable from fire; no deadline fires after
+ * it. */
+void ld_deadlines_close(ld_deadlines *d);
+
+#endif
