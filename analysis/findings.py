@@ -215,8 +215,10 @@ def fewer_os_threads(layouts):
     for w, t, g in pairs:
         ratio = _ratio(t.peak_threads[0], g.peak_threads[0])
         mark = True if ratio >= 5.0 else False if ratio <= 1.0 else None
-        points.append(_point(w, ratio, mark,
-                             _ranges_apart(t.peak_threads_range, g.peak_threads_range)))
+        # Support needs the counts apart; a pool that used no more threads than green
+        # threads contradicts the claim even when their counts overlap, as equal ones do.
+        apart = _ranges_apart(t.peak_threads_range, g.peak_threads_range)
+        points.append(_point(w, ratio, mark, apart or mark is False))
     counts = ", ".join(f"{t.peak_threads[0]:.0f} against {g.peak_threads[0]:.0f} ({w})"
                        for w, t, g in pairs[:LISTED])
     return _finding(claim, "threads/green peak OS threads", points,

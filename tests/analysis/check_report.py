@@ -189,6 +189,37 @@ def check_findings(report, text):
         check(row["evidence"], f"finding '{row['claim']}' shows no evidence")
 
 
+def check_new_schema(runs_dir, bad, text):
+    """Files from a loomdist that writes result_options hold UTF-8 strings (h5py reads
+    str), a unit on every strategy dataset and iteration_kept; the report's Method
+    names every result option as the experiment key. Older files are left to the other
+    checks."""
+    method = section(text, "Method")
+    for name in sorted(os.listdir(runs_dir)):
+        if name in bad or not name.endswith(".h5"):
+            continue
+        with h5py.File(os.path.join(runs_dir, name), "r") as f:
+            if "result_options" not in f.attrs:
+                continue
+            check(isinstance(f.attrs["result_options"], str),
+                  f"{name}: result_options is not a UTF-8 string")
+            check(f.attrs["partition"] in ("block", "cyclic"),
+                  f"{name}: partition {f.attrs['partition']!r} does not read as str")
+            for option in f.attrs["result_options"].split(","):
+                if option not in ("ranks", "nodes", "ranks_per_node"):
+                    check(f"`{option}`" in method,
+                          f"report's Method does not list {option} in the experiment key")
+            for job in (j for j in f.attrs["jobs"].split(",") if j in f):
+                for strategy, g in f[job].items():
+                    iterations = g["wall_ns"].shape[0]
+                    kept = g.attrs.get("iteration_kept")
+                    check(kept is not None and 0 <= int(kept) < iterations,
+                          f"{name} {job}/{strategy}: iteration_kept {kept!r}")
+                    for dataset, d in g.items():
+                        check("unit" in d.attrs and isinstance(d.attrs["unit"], str),
+                              f"{name} {job}/{strategy}/{dataset} has no UTF-8 unit")
+
+
 def main():
     """Run every check; exit 1 listing each failure."""
     parser = argparse.ArgumentParser()
@@ -209,6 +240,7 @@ def main():
     check_figures(args.report, text)
     check_problems(text, stderr, args.bad)
     check_findings(args.report, text)
+    check_new_schema(args.runs, set(args.bad), text)
     for message in failures:
         print(f"FAIL: {message}", file=sys.stderr)
     print(f"check_report: {len(failures)} failure(s) over {len(data)} strategy runs")

@@ -2,6 +2,11 @@
 
 The timings follow a simple model of each strategy, so the report's findings have
 something plausible to judge, and multi-node layouts can be made on one machine.
+
+Strings are written the way current loomdist writes them, variable-length UTF-8 (h5py
+reads them as str), or with strings="fixed" as older files did, fixed-length bytes (h5py
+reads numpy bytes). options adds result-changing root attributes, and
+result_options=True lists them, with the book's, in the `result_options` attribute.
 """
 import heapq
 
@@ -54,8 +59,31 @@ def _var_model(strategy, trades, sims, cpus):
     return serial / parallel, threads, 6000 + trades * sims * 8 // 1024
 
 
+# Root attributes the book itself contributes to result_options.
+BOOK_OPTIONS = ("seed", "trades", "sims", "latency_scale", "partition")
+
+
+def put_text(attrs, name, value, strings):
+    """A string attribute: variable-length UTF-8 (strings="utf8", what loomdist writes
+    now) or fixed-length bytes (strings="fixed", what older files hold)."""
+    if strings == "fixed":
+        attrs[name] = np.bytes_(value.encode("utf-8")) if value else np.bytes_(b"\0")[:0]
+    else:
+        attrs[name] = value
+
+
+def _put_option(attrs, name, value, strings):
+    """One result-changing option with the type the C side gives it."""
+    if isinstance(value, str):
+        put_text(attrs, name, value, strings)
+    elif isinstance(value, float):
+        attrs[name] = np.float64(value)
+    else:
+        attrs[name] = np.int32(value)
+
+
 def _write_root(f, schema_version, seed, trades, sims, ranks, nodes, scale, iterations, jobs,
-                stack_mode):
+                stack_mode, strings, partition, options, result_options):
     """The root attributes the schema lists; stack_mode None leaves out the ones a file
     written before them lacks."""
     a = f.attrs
@@ -63,16 +91,24 @@ def _write_root(f, schema_version, seed, trades, sims, ranks, nodes, scale, iter
     for name, value in (("software_version", "0.1.0"), ("git_commit", "synthetic"),
                         ("date", "2024-01-01T00:00:00Z"), ("command_line", "synthetic"),
                         ("mpi_version", "x"), ("hdf5_version", "x"), ("libuv_version", "x"),
-                        ("hwloc_version", "x"), ("partition", "block"), ("slurm_job_id", ""),
+                        ("hwloc_version", "x"), ("partition", partition), ("slurm_job_id", ""),
                         ("jobs", ",".join(jobs))):
-        a[name] = value
+        put_text(a, name, value, strings)
     a["seed"], a["trades"], a["sims"] = np.uint64(seed), np.uint64(trades), np.uint32(sims)
     a["ranks"], a["nodes"] = np.int32(ranks), np.int32(nodes)
     a["ranks_per_node"] = np.int32(-(-ranks // nodes))
     a["latency_scale"] = np.float64(scale)
     a["warmup"], a["iterations"] = np.int32(1), np.int32(iterations)
+    names = list(BOOK_OPTIONS)
     if stack_mode is not None:
-        a["stack_mode"], a["stack_kib"] = stack_mode, np.int32(64)
+        put_text(a, "stack_mode", stack_mode, strings)
+        a["stack_kib"] = np.int32(64)
+        names += ["stack_mode", "stack_kib"]
+    for name, value in (options or {}).items():
+        _put_option(a, name, value, strings)
+        names.append(name)
+    if result_options:
+        put_text(a, "result_options", ",".join(names), strings)
 
 
 def _write_ranks(f, ranks, nodes, cores_per_node, counts):
@@ -89,6 +125,11 @@ def _write_ranks(f, ranks, nodes, cores_per_node, counts):
     g["trades"] = counts.astype(np.uint64)
     g["oversubscribed"] = (np.full(ranks, per_node > cores_per_node)).astype(np.uint8)
     return cpus
+
+
+UNITS = {"wall_ns": "ns", "peak_threads": "threads", "peak_rss_kib": "KiB",
+         "utime_us": "us", "stime_us": "us", "nvcsw": "switches", "nivcsw": "switches",
+         "status": "", "failed_check": "", "latency_ns": "ns", "var": "USD"}
 
 
 def _write_metrics(group, walls, threads, rss, rng):
@@ -108,6 +149,22 @@ def _strategy_group(f, job, name, trades, threads):
     g.attrs["job"], g.attrs["strategy"] = job, name
     g.attrs["tasks"], g.attrs["threads"] = np.uint64(trades), np.int32(threads)
     return g
+
+
+def _finish_groups(f, strings, units, iteration_kept):
+    """Give every strategy group's strings the file's kind, each dataset its unit, and
+    the group the measured iteration its per-trade columns come from."""
+    for job in ("settle", "var"):
+        if job not in f:
+            continue
+        for name, g in f[job].items():
+            put_text(g.attrs, "job", job, strings)
+            put_text(g.attrs, "strategy", name, strings)
+            if iteration_kept is not None:
+                g.attrs["iteration_kept"] = np.int32(iteration_kept)
+            if units:
+                for dataset_name, dataset in g.items():
+                    put_text(dataset.attrs, "unit", UNITS.get(dataset_name, ""), strings)
 
 
 def _write_settle(f, strategies, lat, bounds, cpus, noise, rng):
@@ -144,9 +201,11 @@ def _write_var(f, strategies, counts, sims, cpus, noise, rng, book):
 def write_run(path, ranks=1, nodes=1, trades=400, seed=42, sims=2000, latency_scale=0.02,
               iterations=5, jobs=("settle", "var"), settle=SETTLE, var=VAR,
               schema_version=1, listed_jobs=None, cores_per_node=2, noise_seed=0,
-              stack_mode=None):
+              stack_mode=None, strings="utf8", partition="block", options=None,
+              result_options=False, units=False, iteration_kept=None):
     """Write one synthetic run. listed_jobs (default jobs) is what the jobs attribute
-    claims, so a file can list a job whose group it lacks."""
+    claims, so a file can list a job whose group it lacks. iteration_kept "last" names
+    the last measured iteration."""
     rng = np.random.default_rng(noise_seed + 1000 * ranks + nodes)
     book = np.random.default_rng(seed)
     lat, sells = _trade_latencies_ns(book, trades, latency_scale)
@@ -158,7 +217,8 @@ def write_run(path, ranks=1, nodes=1, trades=400, seed=42, sims=2000, latency_sc
 
     with h5py.File(path, "w") as f:
         _write_root(f, schema_version, seed, trades, sims, ranks, nodes, latency_scale,
-                    iterations, listed_jobs or jobs, stack_mode)
+                    iterations, listed_jobs or jobs, stack_mode, strings, partition, options,
+                    result_options)
         cpus = _write_ranks(f, ranks, nodes, cores_per_node, counts)
         t = f.create_group("trades")
         t["id"] = np.arange(trades, dtype=np.uint64)
@@ -168,3 +228,5 @@ def write_run(path, ranks=1, nodes=1, trades=400, seed=42, sims=2000, latency_sc
             _write_settle(f, settle, lat, bounds, cpus, noise, rng)
         if "var" in jobs:
             _write_var(f, var, counts, sims, cpus, noise, rng, book)
+        kept = iterations - 1 if iteration_kept == "last" else iteration_kept
+        _finish_groups(f, strings, units, kept)

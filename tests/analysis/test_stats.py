@@ -50,6 +50,11 @@ class Intervals(unittest.TestCase):
     def test_one_sample_has_no_interval(self):
         self.assertEqual(stats.mean_ci([5.0]), (5.0, None))
 
+    def test_two_samples_have_no_interval(self):
+        # The rule everywhere: 3 or more iterations give a 99.9% CI, fewer give none.
+        self.assertEqual(stats.mean_ci([1.0, 2.0]), (1.5, None))
+        self.assertEqual(stats.MIN_CI_SAMPLES, 3)
+
     def test_three_samples(self):
         mean, half = stats.mean_ci([1.0, 2.0, 3.0])
         self.assertEqual(mean, 2.0)
