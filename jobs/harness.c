@@ -28,11 +28,10 @@ static int reserve_stacks(const ld_job_config *cfg, const ld_strategy *s, size_t
 }
 
 int ld_job_measure(const ld_job *job, const ld_strategy *s, const ld_job_config *cfg,
-                   const ld_trade *trades, size_t n, const void *prepared,
-                   ld_trade_result *out, ld_metrics *m, ld_figures *figures)
+                   const ld_trade *trades, size_t n, const void *prepared, void *results,
+                   ld_metrics *m, ld_figures *figures)
 {
-    (void)job;
-    memset(out, 0, n * sizeof *out);
+    memset(results, 0, n * job->result_size);
     if (figures)
         figures->n = 0;
     int rc = reserve_stacks(cfg, s, n);
@@ -47,8 +46,9 @@ int ld_job_measure(const ld_job *job, const ld_strategy *s, const ld_job_config 
                        .n = n,
                        .prepared = prepared,
                        .t0 = ld_now_ns(),
+                       .results = results,
                        .figures = figures};
-    rc = s->run(&in, out);
+    rc = s->run(&in);
     ld_probe_stop(probe, m);
     return rc;
 }
@@ -61,13 +61,13 @@ void ld_job_worker_cpus(const ld_job_config *cfg, ld_cpus *out)
         out->id[w] = cfg->cpus->id[w % cfg->cpus->n];
 }
 
-unsigned ld_job_threads(const ld_job_config *cfg, const ld_strategy *s)
+unsigned ld_job_threads(const ld_job *job, const ld_job_config *cfg, const ld_strategy *s)
 {
     switch (s->threading) {
     case LD_ON_ONE:
         return 1;
-    case LD_ON_POOL:
-        return cfg->pool_size;
+    case LD_ON_OWN:
+        return job->threads_fn ? job->threads_fn(cfg, s) : 1;
     case LD_ON_WORKERS:
         return cfg->workers ? cfg->workers : cfg->cpus->n;
     case LD_ON_CARRIERS:

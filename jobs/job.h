@@ -1,11 +1,21 @@
-/* job.h: a job is a workload with named strategies; the driver runs them all alike.
+/* job.h: a job is a workload that describes itself; the driver runs every job alike.
  *
- * A job prepares per-trade state once (untimed), then each strategy runs over the
- * rank's trades and fills one ld_trade_result per trade. The harness (ld_job_measure)
- * times the strategy and samples its threads, memory and CPU. Jobs know no MPI.
+ * A job declares, as plain tables:
+ *   - its options (ld_opt): name, type, range, default and help line, stored in a
+ *     config struct the job owns, of config_size bytes;
+ *   - its per-task columns (ld_column): name, type, unit and where the value lives in
+ *     the job's per-task result struct, of result_size bytes;
+ *   - the derived figures its table reports (enum ld_report): a lower bound such as
+ *     the critical path, percentiles of a column, time per task, speedup over its own
+ *     baseline strategy, or named figures (ld_figure) for jobs with no per-task result;
+ *   - its strategies (ld_strategy), each a function over the rank's tasks.
  *
- * Adding a strategy is one file with its run function plus one entry in its job's table;
- * adding a job is one file with its table plus one entry in registry.c.
+ * It prepares per-task state once (untimed); then each strategy runs over the rank's
+ * tasks and fills one result per task. The harness (ld_job_measure) times the
+ * strategy and samples its threads, memory and CPU. Jobs know no MPI.
+ *
+ * Adding a strategy is one file with its run function plus one entry in its job's
+ * table; adding a job is its own files plus one entry in registry.c.
  */
 #ifndef LD_JOB_H
 #define LD_JOB_H
@@ -17,38 +27,91 @@
 #include "cpus.h"
 #include "gt.h"
 #include "metrics.h"
-#include "var_kernel.h"
 
-/* Everything a strategy may read. Counts of 0 mean "one per CPU of the rank". */
+/* Limits the driver's fixed tables rely on; registry.c and the unit tests check them. */
+#define LD_MAX_JOBS 16
+#define LD_MAX_STRATEGIES 32  /* per job: a job's selection is a 32-bit mask */
+#define LD_JOB_CONFIG_MAX 256 /* bytes of a job's own config struct */
+#define LD_JOB_RESULT_MAX 64  /* bytes of a job's per-task result struct */
+
+/* --- Options ------------------------------------------------------------------- */
+
+enum ld_opt_type {
+    LD_OPT_COUNT,  /* a whole number in [min, max], stored as uint64_t */
+    LD_OPT_REAL,   /* a finite number in [min, max], stored as double */
+    LD_OPT_CHOICE, /* one of choices[], stored as int: its index */
+    LD_OPT_FLAG,   /* present or not, stored as int */
+};
+
+enum ld_opt_flags {
+    LD_OPT_RESULT = 1, /* changes a result: written as a root attribute of the file,
+                          and part of the analysis' experiment key */
+    LD_OPT_HIDDEN = 2, /* test-only: parsed, but not in --help */
+};
+
+typedef struct ld_opt {
+    const char *name; /* --name, also the attribute's name with '-' as '_' */
+    enum ld_opt_type type;
+    size_t offset; /* of the value in the config struct */
+    double min, max;
+    double def;                 /* the default; for a choice, its index */
+    const char *const *choices; /* LD_OPT_CHOICE: names, NULL-terminated */
+    const char *metavar;        /* "N", "X", "sort|select"; NULL for a flag */
+    const char *help;           /* one line for --help */
+    unsigned flags;             /* enum ld_opt_flags */
+    const char *attr;           /* the attribute's name when not the option's */
+} ld_opt;
+
+/* The value of option `o` in `config`, as a double (a choice: its index). */
+double ld_opt_value(const ld_opt *o, const void *config);
+
+/* Set every option of a table to its default. */
+void ld_opt_defaults(const ld_opt *opts, size_t n, void *config);
+
+/* --- Per-task columns ---------------------------------------------------------- */
+
+enum ld_col_type { LD_COL_I64, LD_COL_F64, LD_COL_U8, LD_COL_I8 };
+
+enum ld_col_flags {
+    LD_COL_PERCENTILES = 1, /* the driver reports p50, p99 and max of it */
+};
+
+typedef struct ld_column {
+    const char *name; /* the dataset's name */
+    enum ld_col_type type;
+    const char *unit; /* the dataset's unit attribute: "ns", "USD", "" for a code */
+    size_t offset;    /* of the value in the job's result struct */
+    const char *doc;  /* one line for the schema */
+    unsigned flags;   /* enum ld_col_flags */
+} ld_column;
+
+/* Bytes of one value of a column type. */
+size_t ld_col_bytes(enum ld_col_type t);
+
+/* The value of column c in one result struct, widened. */
+int64_t ld_col_i64(const ld_column *c, const void *result);
+double ld_col_f64(const ld_column *c, const void *result);
+
+/* --- What a strategy is handed ------------------------------------------------- */
+
+/* The settings every job shares. Counts of 0 mean "one per CPU of the rank". */
 typedef struct ld_job_config {
     uint64_t seed;
-    uint32_t sims;        /* var: simulations per trade */
-    double latency_scale; /* settle: multiplies every latency */
-    double fail_rate;     /* settle: failure probability of each check */
-    double pin_fraction;  /* settle: share of trades that take the monitor */
-    unsigned pool_size;   /* settle threads: OS threads in the pool */
-    unsigned carriers;    /* green strategies: carrier threads */
-    unsigned workers;     /* var pool and steal: worker threads */
-    size_t stack_size;    /* green threads: usable stack bytes */
+    unsigned carriers; /* green strategies and loops: carrier threads */
+    unsigned workers;  /* pinned-worker strategies: worker threads */
+    size_t stack_size; /* green threads: usable stack bytes */
     enum ld_stack_mode stack_mode;
-    enum ld_var_kernel var_kernel;
     int64_t trace_pinning_ns; /* report carriers blocked longer than this; 0: off */
-    size_t micro_max;         /* micro: most green threads one figure uses */
     int cold_stacks;          /* green strategies: no stacks reserved before the clock */
-    int test_overflow;        /* tests only: settle's first green thread overflows */
-    ld_stack_depot *stacks; /* green strategies: stacks shared by every run; may be NULL */
-    const ld_cpus *cpus;   /* the CPUs this rank owns */
+    double slow_factor;       /* tests only: this rank's timed waits take this many times
+                                 longer (1: none) */
+    int test_overflow;        /* tests only: the job's first green thread overflows */
+    const void *opts;         /* the job's own config struct, of its config_size */
+    ld_stack_depot *stacks;   /* green strategies: stacks shared by every run; or NULL */
+    const ld_cpus *cpus;      /* the CPUs this rank owns */
 } ld_job_config;
 
-/* One trade's outcome. Each job fills the fields it defines and leaves the rest 0. */
-typedef struct ld_trade_result {
-    int64_t latency_ns;  /* settle: from the strategy's start to the trade's settlement */
-    double var;          /* var: 95% one-day VaR in dollars */
-    uint8_t status;      /* settle: enum ld_settle_status */
-    int8_t failed_check; /* settle: index of the first failed call, -1 for none */
-} ld_trade_result;
-
-/* A named scalar a strategy measured, for jobs whose results are not per trade (micro):
+/* A named scalar a strategy measured, for jobs whose results are not per task (micro):
  * "green_ns" 12.5 "ns". Names and units are string literals, the same on every rank. */
 typedef struct ld_figure {
     const char *name;
@@ -66,18 +129,20 @@ typedef struct ld_figures {
 /* Append a figure; past LD_FIGURES_MAX it is dropped and -ENOSPC returned. */
 int ld_figure_add(ld_figures *f, const char *name, double value, const char *unit);
 
-/* What a strategy is handed: the trades, the job's prepared state, t0, the ld_now_ns()
- * at which the timed run began, and where to put any named figures. */
+/* What a strategy is handed: the tasks, the job's prepared state, t0, the ld_now_ns()
+ * at which the timed run began, where the n results go (zeroed; the job's result
+ * struct), and where to put any named figures. */
 typedef struct ld_job_input {
     const ld_job_config *cfg;
     const ld_trade *trades;
     size_t n;
     const void *prepared;
     int64_t t0;
+    void *results;
     ld_figures *figures;
 } ld_job_input;
 
-typedef int (*ld_strategy_fn)(const ld_job_input *in, ld_trade_result *out);
+typedef int (*ld_strategy_fn)(const ld_job_input *in);
 
 /* Which OS threads a strategy runs on, for reports. */
 enum ld_threading {
@@ -85,7 +150,7 @@ enum ld_threading {
     LD_ON_CARRIERS, /* green threads on --carriers carrier threads */
     LD_ON_LOOPS,    /* libuv loops on --carriers carrier threads, no green threads */
     LD_ON_WORKERS,  /* --workers pinned workers */
-    LD_ON_POOL,     /* --pool-size OS threads */
+    LD_ON_OWN,      /* threads the job sizes itself: threads_fn says how many */
 };
 
 typedef struct ld_strategy {
@@ -95,28 +160,64 @@ typedef struct ld_strategy {
     enum ld_threading threading;
 } ld_strategy;
 
-/* Which fields of ld_trade_result a job fills, so output code needs no job names. */
-enum ld_result_fields {
-    LD_FIELDS_SETTLE = 1, /* latency_ns, status, failed_check */
-    LD_FIELDS_VAR = 2,    /* var */
+/* --- What the table reports ---------------------------------------------------- */
+
+/* The derived figures a job's detail lines show, in the order listed. */
+enum ld_report {
+    LD_REPORT_END = 0,
+    LD_REPORT_BOUND,       /* the job's lower bound (bound_name), and wall over it */
+    LD_REPORT_PERCENTILES, /* p50, p99, max of each LD_COL_PERCENTILES column */
+    LD_REPORT_PER_TASK,    /* wall time per task per rank, and threads per rank */
+    LD_REPORT_SPEEDUP,     /* speedup over the job's baseline, and efficiency */
+    LD_REPORT_FIGURES,     /* the strategies' named figures, in a table of their own */
 };
+
+/* The columns of a job's main table, in order; the strategy's name comes first. */
+enum ld_table_col {
+    LD_TABLE_END = 0,
+    LD_TABLE_TASKS,      /* tasks, all ranks */
+    LD_TABLE_TIME,       /* makespan, mean over iterations, with a CI from 3 */
+    LD_TABLE_THROUGHPUT, /* tasks / makespan */
+    LD_TABLE_THREADS,    /* peak OS threads of the rank with the most */
+    LD_TABLE_MEMORY,     /* peak RSS: all ranks, and the rank with the most */
+    LD_TABLE_IMBALANCE,  /* max / average wall across ranks */
+};
+
+#define LD_REPORTS_MAX 8
+#define LD_TABLE_COLS_MAX 8
 
 typedef struct ld_job {
     const char *name;
     const char *summary;
-    unsigned fields;      /* enum ld_result_fields */
-    const char *baseline; /* the strategy the others' speedup is taken over, or NULL */
-    int opt_in;           /* runs only when --jobs names it */
+    const char *notes; /* a line of --help under the job's options, or NULL */
+    int opt_in;        /* runs only when --jobs names it */
     const ld_strategy *strategies;
     size_t nstrategies;
-    /* Untimed set-up over the rank's trades; *prepared is passed to every strategy.
-     * *bound_ns receives the job's physical lower bound on wall time, or 0. */
+
+    const ld_opt *opts; /* the job's own options, stored in a config_size struct */
+    size_t nopts;
+    size_t config_size;
+
+    const ld_column *columns; /* per-task results, in a result_size struct */
+    size_t ncolumns;
+    size_t result_size;
+
+    enum ld_table_col table[LD_TABLE_COLS_MAX]; /* LD_TABLE_END-terminated */
+    enum ld_report reports[LD_REPORTS_MAX];     /* LD_REPORT_END-terminated */
+    const char *bound_name;                     /* LD_REPORT_BOUND: "critical path" */
+    const char *bound_attr; /* LD_REPORT_BOUND: its attribute, "critical_path_ns" */
+    const char *baseline;   /* LD_REPORT_SPEEDUP: the strategy it is taken over */
+
+    /* Untimed set-up over the rank's tasks; *prepared is passed to every strategy
+     * and freed with free(). *bound_ns receives the job's physical lower bound on
+     * wall time, or 0. */
     int (*prepare)(const ld_job_config *cfg, const ld_trade *trades, size_t n,
                    void **prepared, int64_t *bound_ns);
-    void (*release)(void *prepared);
     /* The resident bytes its heaviest strategy needs for n tasks, for the check made
      * before a run; NULL when that is small. */
     uint64_t (*resident_bytes)(const ld_job_config *cfg, size_t n);
+    /* LD_ON_OWN strategies: the OS threads they run on under cfg. */
+    unsigned (*threads_fn)(const ld_job_config *cfg, const ld_strategy *s);
 } ld_job;
 
 /* Every job, in the order the driver runs them. */
@@ -126,19 +227,26 @@ extern const size_t ld_njobs;
 const ld_job *ld_job_find(const char *name);
 const ld_strategy *ld_job_strategy(const ld_job *job, const char *name);
 
-/* The OS threads a strategy will run on under cfg: carriers, workers or pool. */
-unsigned ld_job_threads(const ld_job_config *cfg, const ld_strategy *s);
+/* The k-th column of job that has every flag in `flags`, or NULL past the last. */
+const ld_column *ld_job_column(const ld_job *job, unsigned flags, size_t k);
+
+/* Whether job declares report r. */
+int ld_job_reports(const ld_job *job, enum ld_report r);
+
+/* The OS threads a strategy will run on under cfg: carriers, workers or its own. */
+unsigned ld_job_threads(const ld_job *job, const ld_job_config *cfg,
+                        const ld_strategy *s);
 
 /* The CPUs a worker pool runs on: the rank's, cut to --workers when that is smaller,
  * or repeated round-robin when it is larger. */
 void ld_job_worker_cpus(const ld_job_config *cfg, ld_cpus *out);
 
 /* Run one strategy once, measured: metrics cover exactly the run, and figures (which
- * may be NULL) receive whatever named figures it reports. A carrier strategy finds
- * cfg->stacks holding a stack per task, reserved before the clock, unless
- * cfg->cold_stacks. */
+ * may be NULL) receive whatever named figures it reports. results has room for n of
+ * the job's result structs. A carrier strategy finds cfg->stacks holding a stack per
+ * task, reserved before the clock, unless cfg->cold_stacks. */
 int ld_job_measure(const ld_job *job, const ld_strategy *s, const ld_job_config *cfg,
-                   const ld_trade *trades, size_t n, const void *prepared,
-                   ld_trade_result *out, ld_metrics *m, ld_figures *figures);
+                   const ld_trade *trades, size_t n, const void *prepared, void *results,
+                   ld_metrics *m, ld_figures *figures);
 
 #endif

@@ -35,29 +35,13 @@ int ld_micro_run_green(const ld_sched_config *cfg, ld_micro_body fn, void *arg)
     return rc ? rc : run_rc;
 }
 
-/* Nothing to prepare: the figures need no trades and have no lower bound. */
-static int micro_prepare(const ld_job_config *cfg, const ld_trade *trades, size_t n,
-                         void **prepared, int64_t *bound_ns)
-{
-    (void)cfg;
-    (void)trades;
-    (void)n;
-    *prepared = NULL;
-    *bound_ns = 0;
-    return 0;
-}
-
-static void micro_release(void *prepared)
-{
-    (void)prepared;
-}
-
 /* The park family's largest count holds that many stacks, each with one page touched
  * and its share of page tables. */
 static uint64_t micro_resident_bytes(const ld_job_config *cfg, size_t n)
 {
     (void)n;
-    return (uint64_t)cfg->micro_max * (4096 + 512);
+    const ld_micro_config *mc = cfg->opts;
+    return mc->micro_max * (4096 + 512);
 }
 
 static const ld_strategy micro_strategies[] = {
@@ -71,13 +55,24 @@ static const ld_strategy micro_strategies[] = {
      LD_ON_ONE},
 };
 
+static const ld_opt micro_opts[] = {
+    {"micro-max", LD_OPT_COUNT, offsetof(ld_micro_config, micro_max), 1, 10000000,
+     1000000, NULL, "N",
+     "most green threads the park and memory figures use (default 1000000)",
+     LD_OPT_RESULT, NULL},
+};
+
 const ld_job ld_micro_job = {
     .name = "micro",
     .summary = "the runtime's own costs, each against its reference in the same run",
+    .notes = "memory: about --micro-max x 4.5 KiB",
     .opt_in = 1,
     .strategies = micro_strategies,
     .nstrategies = sizeof micro_strategies / sizeof micro_strategies[0],
-    .prepare = micro_prepare,
-    .release = micro_release,
+    .opts = micro_opts,
+    .nopts = sizeof micro_opts / sizeof micro_opts[0],
+    .config_size = sizeof(ld_micro_config),
+    .table = {LD_TABLE_TIME, LD_TABLE_THREADS, LD_TABLE_MEMORY},
+    .reports = {LD_REPORT_FIGURES},
     .resident_bytes = micro_resident_bytes,
 };

@@ -12,17 +12,29 @@
  *   memory  resident memory per parked green thread, over 10^5 of them, with stacks
  *           of their own and in copy mode
  *
- * The trades are not used. --micro-max caps the thread counts (park, memory).
+ * The trades are not used. --micro-max caps the thread counts of park and memory.
  */
 #ifndef LD_MICRO_H
 #define LD_MICRO_H
 
 #include "job.h"
 
-int ld_micro_switch(const ld_job_input *in, ld_trade_result *out);
-int ld_micro_spawn(const ld_job_input *in, ld_trade_result *out);
-int ld_micro_park(const ld_job_input *in, ld_trade_result *out);
-int ld_micro_memory(const ld_job_input *in, ld_trade_result *out);
+/* micro's options. */
+typedef struct ld_micro_config {
+    uint64_t micro_max; /* the most green threads one figure uses */
+} ld_micro_config;
+
+/* The --micro-max cap on a figure's thread count. */
+static inline size_t ld_micro_max(const ld_job_input *in)
+{
+    const ld_micro_config *mc = in->cfg->opts;
+    return (size_t)mc->micro_max;
+}
+
+int ld_micro_switch(const ld_job_input *in);
+int ld_micro_spawn(const ld_job_input *in);
+int ld_micro_park(const ld_job_input *in);
+int ld_micro_memory(const ld_job_input *in);
 
 /* CPU time of the calling thread, in ns. */
 int64_t ld_micro_cpu_ns(void);

@@ -62,10 +62,9 @@ static int memory_in_mode(enum ld_stack_mode mode, size_t n, double *kib)
     return 0;
 }
 
-int ld_micro_memory(const ld_job_input *in, ld_trade_result *out)
+int ld_micro_memory(const ld_job_input *in)
 {
-    (void)out;
-    size_t n = MEMORY_THREADS < in->cfg->micro_max ? MEMORY_THREADS : in->cfg->micro_max;
+    size_t n = MEMORY_THREADS < ld_micro_max(in) ? MEMORY_THREADS : ld_micro_max(in);
     double own = 0, copy = 0;
     int copies = ld_stack_mode_supported(LD_STACK_COPY);
     int rc = memory_in_mode(LD_STACK_OWN, n, &own);

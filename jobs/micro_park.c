@@ -124,9 +124,8 @@ static int park_size_figures(park_run *r, const park_size *z, ld_figures *f)
     return 0;
 }
 
-int ld_micro_park(const ld_job_input *in, ld_trade_result *out)
+int ld_micro_park(const ld_job_input *in)
 {
-    (void)out;
     park_run r = {0};
     /* Own stacks: a heap sleeper keeps its libuv timer on its stack while it parks,
      * which copy mode, moving parked frames, does not allow. */
@@ -135,7 +134,7 @@ int ld_micro_park(const ld_job_input *in, ld_trade_result *out)
     if (rc)
         return rc;
     for (size_t i = 0; rc == 0 && i < sizeof park_sizes / sizeof park_sizes[0]; i++)
-        if (park_sizes[i].n <= in->cfg->micro_max)
+        if (park_sizes[i].n <= ld_micro_max(in))
             rc = park_size_figures(&r, &park_sizes[i], in->figures);
     ld_sched_destroy(r.s);
     return rc;

@@ -51,9 +51,8 @@ static int os_spawns(int64_t *ns)
     return 0;
 }
 
-int ld_micro_spawn(const ld_job_input *in, ld_trade_result *out)
+int ld_micro_spawn(const ld_job_input *in)
 {
-    (void)out;
     int64_t green = INT64_MAX, os = INT64_MAX;
     for (int r = 0; r < SPAWN_REPS; r++) {
         spawn_loop l = {0, 0};

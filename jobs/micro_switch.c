@@ -80,9 +80,8 @@ static int green_best(enum ld_stack_mode mode, int64_t *best)
     return rc;
 }
 
-int ld_micro_switch(const ld_job_input *in, ld_trade_result *out)
+int ld_micro_switch(const ld_job_input *in)
 {
-    (void)out;
     void *stack = malloc(UC_STACK);
     if (!stack)
         return -ENOMEM;

@@ -8,6 +8,9 @@
 const ld_job *const ld_jobs[] = {&ld_settle_job, &ld_var_job, &ld_micro_job};
 const size_t ld_njobs = sizeof ld_jobs / sizeof ld_jobs[0];
 
+_Static_assert(sizeof ld_jobs / sizeof ld_jobs[0] <= LD_MAX_JOBS,
+               "more jobs than LD_MAX_JOBS: raise it in job.h");
+
 const ld_job *ld_job_find(const char *name)
 {
     for (size_t j = 0; j < ld_njobs; j++)

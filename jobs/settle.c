@@ -14,15 +14,17 @@ static const uint32_t call_ms[LD_SETTLE_CALLS][2] = {
  * (seed, id, scale, fail_rate). */
 static void plan_trade(const ld_trade *t, const ld_job_config *cfg, ld_settle_plan *plan)
 {
+    const ld_settle_config *sc = cfg->opts;
+    double scale = sc->latency_scale * cfg->slow_factor;
     ld_pcg32 rng = ld_trade_stream(cfg->seed, t->id, LD_STREAM_SETTLE);
     plan->status = LD_SETTLED;
     plan->failed_check = -1;
     for (int c = 0; c < LD_SETTLE_CALLS; c++) {
         uint32_t ms = ld_pcg32_range(&rng, call_ms[c][0], call_ms[c][1]);
-        int fails = ld_pcg32_double(&rng) < cfg->fail_rate;
+        int fails = ld_pcg32_double(&rng) < sc->fail_rate;
         int made = c != LD_CALL_SHARES || t->side == LD_SELL;
         int is_check = c >= LD_CALL_COUNTERPARTY && c <= LD_CALL_SHARES;
-        plan->latency_ns[c] = made ? (int64_t)((double)ms * 1e6 * cfg->latency_scale) : 0;
+        plan->latency_ns[c] = made ? (int64_t)((double)ms * 1e6 * scale) : 0;
         if (made && is_check && fails && plan->status == LD_SETTLED) {
             plan->status = LD_FAILED;
             plan->failed_check = (int8_t)c;
@@ -53,14 +55,10 @@ static int settle_prepare(const ld_job_config *cfg, const ld_trade *trades, size
     return 0;
 }
 
-static void settle_release(void *prepared)
-{
-    free(prepared);
-}
-
-void ld_settle_finish(const ld_job_input *in, size_t i, ld_trade_result *out)
+void ld_settle_finish(const ld_job_input *in, size_t i)
 {
     const ld_settle_plan *plan = (const ld_settle_plan *)in->prepared + i;
+    ld_settle_result *out = in->results;
     out[i].latency_ns = ld_now_ns() - in->t0;
     out[i].status = plan->status;
     out[i].failed_check = plan->failed_check;
@@ -81,9 +79,17 @@ static uint64_t settle_resident_bytes(const ld_job_config *cfg, size_t n)
     return (uint64_t)n * (thread + 512);
 }
 
+/* The threads strategy's pool; the others run on the carriers. */
+static unsigned settle_threads_count(const ld_job_config *cfg, const ld_strategy *s)
+{
+    (void)s;
+    const ld_settle_config *sc = cfg->opts;
+    return (unsigned)sc->os_threads;
+}
+
 static const ld_strategy settle_strategies[] = {
-    {"threads", "a pool of --pool-size OS threads, each call a blocking sleep",
-     ld_settle_threads, LD_ON_POOL},
+    {"threads", "a pool of --os-threads OS threads, each call a blocking sleep",
+     ld_settle_threads, LD_ON_OWN},
     {"green", "one green thread per trade, each call parks it on a libuv timer",
      ld_settle_green, LD_ON_CARRIERS},
     {"green-pinned",
@@ -95,13 +101,48 @@ static const ld_strategy settle_strategies[] = {
      ld_settle_callbacks, LD_ON_LOOPS},
 };
 
+#define AT(field) offsetof(ld_settle_config, field)
+
+static const ld_opt settle_opts[] = {
+    {"latency-scale", LD_OPT_REAL, AT(latency_scale), 1e-6, 1000, 1, NULL, "X",
+     "multiply every call latency by X (default 1; tests use 0.02)", LD_OPT_RESULT, NULL},
+    {"fail-rate", LD_OPT_REAL, AT(fail_rate), 0, 1, 0.002, NULL, "P",
+     "probability that each check fails (default 0.002)", LD_OPT_RESULT, NULL},
+    {"pin-fraction", LD_OPT_REAL, AT(pin_fraction), 0, 1, 0.01, NULL, "F",
+     "share of trades that take the monitor in green-pinned and green-monitor "
+     "(default 0.01: enough to show the collapse in seconds)",
+     LD_OPT_RESULT, NULL},
+    {"os-threads", LD_OPT_COUNT, AT(os_threads), 1, 100000, 200, NULL, "N",
+     "threads: OS threads in the pool, per rank (default 200)", LD_OPT_RESULT, NULL},
+};
+
+#define COL(field) offsetof(ld_settle_result, field)
+
+static const ld_column settle_columns[] = {
+    {"status", LD_COL_U8, "", COL(status), "0 settled, 1 failed", 0},
+    {"failed_check", LD_COL_I8, "", COL(failed_check),
+     "the call that failed (1 counterparty, 2 buying power, 3 shares), -1 for none", 0},
+    {"latency_ns", LD_COL_I64, "ns", COL(latency_ns),
+     "from the strategy's start to the trade's settlement", LD_COL_PERCENTILES},
+};
+
 const ld_job ld_settle_job = {
     .name = "settle",
-    .fields = LD_FIELDS_SETTLE,
     .summary = "T+1 settlement, I/O-bound: five blocking round trips per trade",
     .strategies = settle_strategies,
     .nstrategies = sizeof settle_strategies / sizeof settle_strategies[0],
+    .opts = settle_opts,
+    .nopts = sizeof settle_opts / sizeof settle_opts[0],
+    .config_size = sizeof(ld_settle_config),
+    .columns = settle_columns,
+    .ncolumns = sizeof settle_columns / sizeof settle_columns[0],
+    .result_size = sizeof(ld_settle_result),
+    .table = {LD_TABLE_TASKS, LD_TABLE_TIME, LD_TABLE_THROUGHPUT, LD_TABLE_THREADS,
+              LD_TABLE_MEMORY, LD_TABLE_IMBALANCE},
+    .reports = {LD_REPORT_BOUND, LD_REPORT_PERCENTILES},
+    .bound_name = "critical path",
+    .bound_attr = "critical_path_ns",
     .prepare = settle_prepare,
-    .release = settle_release,
     .resident_bytes = settle_resident_bytes,
+    .threads_fn = settle_threads_count,
 };

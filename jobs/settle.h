@@ -20,6 +20,21 @@ enum ld_settle_call {
     LD_SETTLE_CALLS = 5,
 };
 
+/* settle's options (--latency-scale, --fail-rate, --pin-fraction, --os-threads). */
+typedef struct ld_settle_config {
+    double latency_scale; /* multiplies every latency */
+    double fail_rate;     /* failure probability of each check */
+    double pin_fraction;  /* share of trades that take the monitor */
+    uint64_t os_threads;  /* threads: OS threads in the pool */
+} ld_settle_config;
+
+/* One trade's outcome: the per-task columns settle declares. */
+typedef struct ld_settle_result {
+    int64_t latency_ns;  /* from the strategy's start to the trade's settlement */
+    uint8_t status;      /* enum ld_settle_status */
+    int8_t failed_check; /* index of the first failed call, -1 for none */
+} ld_settle_result;
+
 typedef struct ld_settle_plan {
     int64_t latency_ns[LD_SETTLE_CALLS]; /* scaled; 0 for a call that is not made */
     double pin_draw; /* the trade takes the monitor if < pin_fraction */
@@ -37,21 +52,22 @@ static inline int ld_settle_in_monitor(int call)
 static inline int ld_settle_pinned(const ld_job_input *in, size_t i)
 {
     const ld_settle_plan *plan = (const ld_settle_plan *)in->prepared + i;
-    return plan->pin_draw < in->cfg->pin_fraction;
+    const ld_settle_config *sc = in->cfg->opts;
+    return plan->pin_draw < sc->pin_fraction;
 }
 
 /* Record trade i as done now: its status and its latency since the run began. */
-void ld_settle_finish(const ld_job_input *in, size_t i, ld_trade_result *out);
+void ld_settle_finish(const ld_job_input *in, size_t i);
 
 /* Block the calling OS thread for ns nanoseconds (threads and pinned carriers). */
 void ld_settle_block_ns(int64_t ns);
 
 /* The strategies, one file each. */
-int ld_settle_threads(const ld_job_input *in, ld_trade_result *out);
-int ld_settle_green(const ld_job_input *in, ld_trade_result *out);
-int ld_settle_green_pinned(const ld_job_input *in, ld_trade_result *out);
-int ld_settle_green_monitor(const ld_job_input *in, ld_trade_result *out);
-int ld_settle_callbacks(const ld_job_input *in, ld_trade_result *out);
+int ld_settle_threads(const ld_job_input *in);
+int ld_settle_green(const ld_job_input *in);
+int ld_settle_green_pinned(const ld_job_input *in);
+int ld_settle_green_monitor(const ld_job_input *in);
+int ld_settle_callbacks(const ld_job_input *in);
 
 extern const ld_job ld_settle_job;
 

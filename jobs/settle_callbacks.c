@@ -13,14 +13,12 @@
 typedef struct cb_trade {
     uv_timer_t timer; /* first, so the handle's address is the trade's */
     const ld_job_input *in;
-    ld_trade_result *out;
     size_t index;
     int call; /* the call now in flight */
 } cb_trade;
 
 typedef struct cb_run {
     const ld_job_input *in;
-    ld_trade_result *out;
     cb_trade *trades;
     unsigned ncarriers;
 } cb_run;
@@ -41,7 +39,7 @@ static void next_call(cb_trade *t)
     while (t->call < LD_SETTLE_CALLS && plan->latency_ns[t->call] == 0)
         t->call++;
     if (t->call == LD_SETTLE_CALLS) {
-        ld_settle_finish(t->in, t->index, t->out);
+        ld_settle_finish(t->in, t->index);
         uv_close((uv_handle_t *)&t->timer, NULL);
         return;
     }
@@ -57,7 +55,7 @@ static int start_share(unsigned c, ld_sched *s, void *ctx)
     cb_run *r = ctx;
     for (size_t i = c; i < r->in->n; i += r->ncarriers) {
         cb_trade *t = &r->trades[i];
-        *t = (cb_trade){.in = r->in, .out = r->out, .index = i};
+        *t = (cb_trade){.in = r->in, .index = i};
         int rc = uv_timer_init(ld_sched_loop(s), &t->timer);
         if (rc)
             return rc;
@@ -66,9 +64,9 @@ static int start_share(unsigned c, ld_sched *s, void *ctx)
     return 0;
 }
 
-int ld_settle_callbacks(const ld_job_input *in, ld_trade_result *out)
+int ld_settle_callbacks(const ld_job_input *in)
 {
-    cb_run r = {.in = in, .out = out, .ncarriers = ld_carriers_count(in->cfg)};
+    cb_run r = {.in = in, .ncarriers = ld_carriers_count(in->cfg)};
     r.trades = malloc((in->n ? in->n : 1) * sizeof *r.trades);
     if (!r.trades)
         return -ENOMEM;

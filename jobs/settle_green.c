@@ -24,7 +24,6 @@ enum monitor_mode { MONITOR_NONE, MONITOR_PINS, MONITOR_PARKS };
 
 typedef struct green_run {
     const ld_job_input *in;
-    ld_trade_result *out;
     enum monitor_mode mode;
     pthread_mutex_t *os_monitors; /* MONITOR_PINS: one per trade */
     ld_gt_mutex **gt_monitors;    /* MONITOR_PARKS: one per trade that takes it */
@@ -84,7 +83,7 @@ static void settle_trade(void *arg)
             ld_gt_sleep_ns((uint64_t)plan.latency_ns[c]);
         }
     }
-    ld_settle_finish(r->in, index, r->out);
+    ld_settle_finish(r->in, index);
 }
 
 typedef struct green_spawner green_spawner;
@@ -162,10 +161,9 @@ static void free_monitors(green_run *r)
     free(r->gt_monitors);
 }
 
-static int settle_green_mode(const ld_job_input *in, ld_trade_result *out,
-                             enum monitor_mode mode)
+static int settle_green_mode(const ld_job_input *in, enum monitor_mode mode)
 {
-    green_run run = {.in = in, .out = out, .mode = mode};
+    green_run run = {.in = in, .mode = mode};
     green_spawn g = {.run = &run, .ncarriers = ld_carriers_count(in->cfg)};
     int rc = make_monitors(&run);
     g.tasks = malloc((in->n ? in->n : 1) * sizeof *g.tasks);
@@ -182,17 +180,17 @@ static int settle_green_mode(const ld_job_input *in, ld_trade_result *out,
     return rc;
 }
 
-int ld_settle_green(const ld_job_input *in, ld_trade_result *out)
+int ld_settle_green(const ld_job_input *in)
 {
-    return settle_green_mode(in, out, MONITOR_NONE);
+    return settle_green_mode(in, MONITOR_NONE);
 }
 
-int ld_settle_green_pinned(const ld_job_input *in, ld_trade_result *out)
+int ld_settle_green_pinned(const ld_job_input *in)
 {
-    return settle_green_mode(in, out, MONITOR_PINS);
+    return settle_green_mode(in, MONITOR_PINS);
 }
 
-int ld_settle_green_monitor(const ld_job_input *in, ld_trade_result *out)
+int ld_settle_green_monitor(const ld_job_input *in)
 {
-    return settle_green_mode(in, out, MONITOR_PARKS);
+    return settle_green_mode(in, MONITOR_PARKS);
 }

@@ -1,8 +1,8 @@
 /* settle_threads.c: the platform-thread baseline, a fixed pool of OS threads.
  *
- * --pool-size threads take trades from a shared counter, as an ExecutorService does,
+ * --os-threads threads take trades from a shared counter, as an ExecutorService does,
  * and each call blocks its thread. Concurrency is capped at the pool size, so the
- * makespan is about trades / pool_size times a trade's latency. The threads are a
+ * makespan is about trades / os_threads times a trade's latency. The threads are a
  * census crew: one that finds no trade left waits, as an ExecutorService's threads wait
  * for its shutdown, until the last is made, so the pool has its size at once.
  */
@@ -16,7 +16,6 @@
 
 typedef struct pool_run {
     const ld_job_input *in;
-    ld_trade_result *out;
     atomic_size_t next;
     ld_census_crew crew; /* holds every thread until the last is made */
 } pool_run;
@@ -33,17 +32,18 @@ static void *pool_thread(void *arg)
         for (int c = 0; c < LD_SETTLE_CALLS; c++)
             if (plans[i].latency_ns[c] > 0)
                 ld_settle_block_ns(plans[i].latency_ns[c]);
-        ld_settle_finish(r->in, i, r->out);
+        ld_settle_finish(r->in, i);
     }
 }
 
-int ld_settle_threads(const ld_job_input *in, ld_trade_result *out)
+int ld_settle_threads(const ld_job_input *in)
 {
-    unsigned size = in->cfg->pool_size ? in->cfg->pool_size : 200;
+    const ld_settle_config *sc = in->cfg->opts;
+    unsigned size = (unsigned)sc->os_threads;
     pthread_t *threads = malloc(size * sizeof *threads);
     if (!threads)
         return -ENOMEM;
-    pool_run r = {.in = in, .out = out};
+    pool_run r = {.in = in};
     atomic_init(&r.next, 0);
     ld_census_crew_init(&r.crew);
     unsigned started = 0;

@@ -3,26 +3,32 @@
 
 #include <stdlib.h>
 
-void ld_var_one(const ld_job_input *in, size_t i, ld_trade_result *out, double *scratch)
+void ld_var_one(const ld_job_input *in, size_t i, double *scratch)
 {
-    const ld_job_config *cfg = in->cfg;
-    out[i].var =
-        ld_var_trade(&in->trades[i], cfg->seed, cfg->sims, cfg->var_kernel, scratch);
+    const ld_var_config *vc = in->cfg->opts;
+    ld_var_result *out = in->results;
+    out[i].var = ld_var_trade(&in->trades[i], in->cfg->seed, (uint32_t)vc->sims,
+                              (enum ld_var_kernel)vc->kernel, scratch);
 }
 
-/* Nothing to prepare, and no bound known in advance: the reference is sequential. */
-static int var_prepare(const ld_job_config *cfg, const ld_trade *trades, size_t n,
-                       void **prepared, int64_t *bound_ns)
+double **ld_var_scratch_alloc(const ld_job_input *in, size_t n)
 {
-    (void)cfg, (void)trades, (void)n;
-    *prepared = NULL;
-    *bound_ns = 0;
-    return 0;
+    const ld_var_config *vc = in->cfg->opts;
+    double **scratch = calloc(n ? n : 1, sizeof *scratch);
+    for (size_t k = 0; scratch && k < n; k++) {
+        if (!(scratch[k] = malloc(vc->sims * sizeof(double)))) {
+            ld_var_scratch_free(scratch, k);
+            return NULL;
+        }
+    }
+    return scratch;
 }
 
-static void var_release(void *prepared)
+void ld_var_scratch_free(double **scratch, size_t n)
 {
-    free(prepared);
+    for (size_t k = 0; scratch && k < n; k++)
+        free(scratch[k]);
+    free(scratch);
 }
 
 static const ld_strategy var_strategies[] = {
@@ -35,13 +41,35 @@ static const ld_strategy var_strategies[] = {
      LD_ON_WORKERS},
 };
 
+static const char *const kernels[] = {"sort", "select", NULL}; /* enum ld_var_kernel */
+
+static const ld_opt var_opts[] = {
+    {"sims", LD_OPT_COUNT, offsetof(ld_var_config, sims), 1, 100000000, 20000, NULL, "N",
+     "Monte Carlo simulations per trade (default 20000)", LD_OPT_RESULT, NULL},
+    {"var-kernel", LD_OPT_CHOICE, offsetof(ld_var_config, kernel), 0, 0, LD_VAR_SORT,
+     kernels, "sort|select",
+     "sort every P&L (the study's way) or select the quantile (default sort)",
+     LD_OPT_RESULT, NULL},
+};
+
+static const ld_column var_columns[] = {
+    {"var", LD_COL_F64, "USD", offsetof(ld_var_result, var),
+     "95% one-day VaR in dollars, bit-identical across strategies and ranks", 0},
+};
+
 const ld_job ld_var_job = {
     .name = "var",
-    .fields = LD_FIELDS_VAR,
-    .baseline = "sequential",
     .summary = "Monte Carlo Value-at-Risk, CPU-bound: --sims GBM draws per trade",
     .strategies = var_strategies,
     .nstrategies = sizeof var_strategies / sizeof var_strategies[0],
-    .prepare = var_prepare,
-    .release = var_release,
+    .opts = var_opts,
+    .nopts = sizeof var_opts / sizeof var_opts[0],
+    .config_size = sizeof(ld_var_config),
+    .columns = var_columns,
+    .ncolumns = sizeof var_columns / sizeof var_columns[0],
+    .result_size = sizeof(ld_var_result),
+    .table = {LD_TABLE_TASKS, LD_TABLE_TIME, LD_TABLE_THROUGHPUT, LD_TABLE_THREADS,
+              LD_TABLE_MEMORY, LD_TABLE_IMBALANCE},
+    .reports = {LD_REPORT_PER_TASK, LD_REPORT_SPEEDUP},
+    .baseline = "sequential",
 };

@@ -3,14 +3,30 @@
 #define LD_VAR_H
 
 #include "job.h"
+#include "var_kernel.h"
 
-/* Value trade i into out[i].var, with scratch room for cfg->sims doubles. */
-void ld_var_one(const ld_job_input *in, size_t i, ld_trade_result *out, double *scratch);
+/* var's options (--sims, --var-kernel). */
+typedef struct ld_var_config {
+    uint64_t sims; /* Monte Carlo simulations per trade */
+    int kernel;    /* enum ld_var_kernel */
+} ld_var_config;
 
-int ld_var_sequential(const ld_job_input *in, ld_trade_result *out);
-int ld_var_green(const ld_job_input *in, ld_trade_result *out);
-int ld_var_pool(const ld_job_input *in, ld_trade_result *out);
-int ld_var_steal(const ld_job_input *in, ld_trade_result *out);
+/* One trade's outcome: the per-task column var declares. */
+typedef struct ld_var_result {
+    double var; /* 95% one-day VaR in dollars */
+} ld_var_result;
+
+/* Value trade i into its result, with scratch room for --sims doubles. */
+void ld_var_one(const ld_job_input *in, size_t i, double *scratch);
+
+/* Scratch room for --sims doubles for each of n threads, or NULL; and its release. */
+double **ld_var_scratch_alloc(const ld_job_input *in, size_t n);
+void ld_var_scratch_free(double **scratch, size_t n);
+
+int ld_var_sequential(const ld_job_input *in);
+int ld_var_green(const ld_job_input *in);
+int ld_var_pool(const ld_job_input *in);
+int ld_var_steal(const ld_job_input *in);
 
 extern const ld_job ld_var_job;
 

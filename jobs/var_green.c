@@ -13,7 +13,6 @@
 
 typedef struct green_var {
     const ld_job_input *in;
-    ld_trade_result *out;
     unsigned ncarriers;
     double **scratch; /* one per carrier: its green threads never interleave */
     struct green_var_task *tasks;
@@ -28,7 +27,7 @@ typedef struct green_var_task {
 static void value_trade(void *arg)
 {
     const green_var_task *t = arg;
-    ld_var_one(t->run->in, t->index, t->run->out, t->run->scratch[t->carrier]);
+    ld_var_one(t->run->in, t->index, t->run->scratch[t->carrier]);
 }
 
 static int spawn_share(unsigned c, ld_sched *s, void *ctx)
@@ -43,20 +42,15 @@ static int spawn_share(unsigned c, ld_sched *s, void *ctx)
     return 0;
 }
 
-int ld_var_green(const ld_job_input *in, ld_trade_result *out)
+int ld_var_green(const ld_job_input *in)
 {
-    green_var g = {.in = in, .out = out, .ncarriers = ld_carriers_count(in->cfg)};
-    g.scratch = calloc(g.ncarriers, sizeof *g.scratch);
+    green_var g = {.in = in, .ncarriers = ld_carriers_count(in->cfg)};
+    g.scratch = ld_var_scratch_alloc(in, g.ncarriers);
     g.tasks = malloc((in->n ? in->n : 1) * sizeof *g.tasks);
     int rc = g.scratch && g.tasks ? 0 : -ENOMEM;
-    for (unsigned c = 0; rc == 0 && c < g.ncarriers; c++)
-        if (!(g.scratch[c] = malloc(in->cfg->sims * sizeof(double))))
-            rc = -ENOMEM;
     if (rc == 0)
         rc = ld_carriers_run(in->cfg, spawn_share, &g);
-    for (unsigned c = 0; g.scratch && c < g.ncarriers; c++)
-        free(g.scratch[c]);
-    free(g.scratch);
+    ld_var_scratch_free(g.scratch, g.ncarriers);
     free(g.tasks);
     return rc;
 }

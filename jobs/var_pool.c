@@ -7,34 +7,28 @@
 
 typedef struct pool_var {
     const ld_job_input *in;
-    ld_trade_result *out;
     double **scratch; /* one buffer per worker */
 } pool_var;
 
 static void value_trade(void *ctx, size_t index, unsigned worker)
 {
     pool_var *v = ctx;
-    ld_var_one(v->in, index, v->out, v->scratch[worker]);
+    ld_var_one(v->in, index, v->scratch[worker]);
 }
 
-int ld_var_pool(const ld_job_input *in, ld_trade_result *out)
+int ld_var_pool(const ld_job_input *in)
 {
     ld_cpus cpus;
     ld_job_worker_cpus(in->cfg, &cpus);
-    pool_var v = {.in = in, .out = out, .scratch = calloc(cpus.n, sizeof(double *))};
+    pool_var v = {.in = in, .scratch = ld_var_scratch_alloc(in, cpus.n)};
     ld_workers *pool = NULL;
     int rc = v.scratch ? 0 : -ENOMEM;
-    for (unsigned w = 0; rc == 0 && w < cpus.n; w++)
-        if (!(v.scratch[w] = malloc(in->cfg->sims * sizeof(double))))
-            rc = -ENOMEM;
     if (rc == 0)
         rc = ld_workers_create(&pool, &cpus);
     if (rc == 0) {
         rc = ld_workers_run(pool, in->n, value_trade, &v);
         ld_workers_destroy(pool);
     }
-    for (unsigned w = 0; v.scratch && w < cpus.n; w++)
-        free(v.scratch[w]);
-    free(v.scratch);
+    ld_var_scratch_free(v.scratch, cpus.n);
     return rc;
 }

@@ -4,13 +4,13 @@
 #include <errno.h>
 #include <stdlib.h>
 
-int ld_var_sequential(const ld_job_input *in, ld_trade_result *out)
+int ld_var_sequential(const ld_job_input *in)
 {
-    double *scratch = malloc(in->cfg->sims * sizeof *scratch);
+    double **scratch = ld_var_scratch_alloc(in, 1);
     if (!scratch)
         return -ENOMEM;
     for (size_t i = 0; i < in->n; i++)
-        ld_var_one(in, i, out, scratch);
-    free(scratch);
+        ld_var_one(in, i, scratch[0]);
+    ld_var_scratch_free(scratch, 1);
     return 0;
 }

@@ -15,7 +15,6 @@
 
 typedef struct steal_run {
     const ld_job_input *in;
-    ld_trade_result *out;
     unsigned nworkers;
     ld_deque *deques;
     double **scratch;
@@ -38,7 +37,7 @@ static void run_range(steal_run *r, unsigned w, size_t lo, size_t hi)
         hi = mid;
     }
     for (size_t i = lo; i < hi; i++)
-        ld_var_one(r->in, i, r->out, r->scratch[w]);
+        ld_var_one(r->in, i, r->scratch[w]);
     atomic_fetch_sub_explicit(&r->remaining, hi - lo, memory_order_release);
 }
 
@@ -64,30 +63,25 @@ static void steal_worker(void *ctx, size_t index, unsigned w)
     }
 }
 
-int ld_var_steal(const ld_job_input *in, ld_trade_result *out)
+int ld_var_steal(const ld_job_input *in)
 {
     const ld_job_config *cfg = in->cfg;
     ld_cpus cpus;
     ld_job_worker_cpus(cfg, &cpus);
-    steal_run r = {.in = in, .out = out, .nworkers = cpus.n};
+    steal_run r = {.in = in, .nworkers = cpus.n};
     atomic_init(&r.remaining, in->n);
     r.deques = aligned_alloc(64, cpus.n * sizeof *r.deques);
-    r.scratch = calloc(cpus.n, sizeof *r.scratch);
+    r.scratch = ld_var_scratch_alloc(in, cpus.n);
     int rc = r.deques && r.scratch ? 0 : -ENOMEM;
-    for (unsigned w = 0; rc == 0 && w < cpus.n; w++) {
+    for (unsigned w = 0; rc == 0 && w < cpus.n; w++)
         ld_deque_init(&r.deques[w]);
-        if (!(r.scratch[w] = malloc(cfg->sims * sizeof(double))))
-            rc = -ENOMEM;
-    }
     ld_workers *pool = NULL;
     if (rc == 0 && in->n > 0 && (rc = ld_workers_create(&pool, &cpus)) == 0) {
         ld_deque_push(&r.deques[0], pack(0, in->n));
         rc = ld_workers_run(pool, cpus.n, steal_worker, &r);
         ld_workers_destroy(pool);
     }
-    for (unsigned w = 0; r.scratch && w < cpus.n; w++)
-        free(r.scratch[w]);
-    free(r.scratch);
+    ld_var_scratch_free(r.scratch, cpus.n);
     free(r.deques);
     return rc;
 }

@@ -23,8 +23,10 @@ typedef struct writer {
 
 /* Write a 1-D dataset of `total` rows, this rank's `count` rows at `offset`. Every
  * rank calls it, with count 0 if it has nothing, as collective I/O requires. */
+static void attr_string(writer *w, hid_t loc, const char *name, const char *v);
+
 static void write_column(writer *w, hid_t loc, const char *name, hid_t type, slab s,
-                         const void *buf)
+                         const void *buf, const char *unit)
 {
     hsize_t total = s.total;
     hid_t fspace = H5Screate_simple(1, &total, NULL);
@@ -40,8 +42,10 @@ static void write_column(writer *w, hid_t loc, const char *name, hid_t type, sla
         w->failed = 1;
     H5Sclose(mspace);
     H5Sclose(fspace);
-    if (dset >= 0)
+    if (dset >= 0) {
+        attr_string(w, dset, "unit", unit);
         H5Dclose(dset);
+    }
 }
 
 /* A [rows][ranks] dataset of which this rank writes column `rank`; returns it open,
@@ -63,13 +67,15 @@ static hid_t write_per_rank_typed(writer *w, hid_t loc, const char *name, hid_t 
     return dset;
 }
 
-/* A [rows][ranks] int64 dataset of which this rank writes column `rank`. */
-static void write_per_rank(writer *w, hid_t loc, const char *name, const int64_t *col,
-                           hsize_t rows)
+/* A [rows][ranks] dataset of which this rank writes column `rank`, with its unit. */
+static void write_per_rank(writer *w, hid_t loc, const char *name, hid_t type,
+                           const void *col, hsize_t rows, const char *unit)
 {
-    hid_t dset = write_per_rank_typed(w, loc, name, H5T_NATIVE_INT64, col, rows);
-    if (dset >= 0)
+    hid_t dset = write_per_rank_typed(w, loc, name, type, col, rows);
+    if (dset >= 0) {
+        attr_string(w, dset, "unit", unit);
         H5Dclose(dset);
+    }
 }
 
 static void attr_scalar(writer *w, hid_t loc, const char *name, hid_t type, const void *v)
@@ -83,12 +89,14 @@ static void attr_scalar(writer *w, hid_t loc, const char *name, hid_t type, cons
     H5Sclose(space);
 }
 
+/* A variable-length UTF-8 string, as h5py and NetCDF-4 write them: h5py reads it
+ * back as a str. */
 static void attr_string(writer *w, hid_t loc, const char *name, const char *v)
 {
     hid_t type = H5Tcopy(H5T_C_S1);
-    H5Tset_size(type, strlen(v) + 1);
-    H5Tset_strpad(type, H5T_STR_NULLTERM);
-    attr_scalar(w, loc, name, type, v);
+    H5Tset_size(type, H5T_VARIABLE);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+    attr_scalar(w, loc, name, type, &v);
     H5Tclose(type);
 }
 
@@ -124,6 +132,63 @@ static void jobs_ran(const ld_run *run, char *out, size_t len)
     }
 }
 
+/* The attribute name of an option: its own, or its name with '-' as '_'. */
+static void attr_name(const ld_opt *opt, char *out, size_t len)
+{
+    snprintf(out, len, "%s", opt->attr ? opt->attr : opt->name);
+    for (char *p = out; *p; p++)
+        *p = *p == '-' ? '_' : *p;
+}
+
+/* One option's value as a root attribute: a count as uint64, a number as double, a
+ * choice as its name, a flag as 0 or 1. */
+static void attr_option(writer *w, const ld_opt *opt, const void *config)
+{
+    char name[64];
+    attr_name(opt, name, sizeof name);
+    const char *at = (const char *)config + opt->offset;
+    switch (opt->type) {
+    case LD_OPT_COUNT:
+        attr_scalar(w, w->file, name, H5T_NATIVE_UINT64, at);
+        return;
+    case LD_OPT_REAL:
+        attr_scalar(w, w->file, name, H5T_NATIVE_DOUBLE, at);
+        return;
+    case LD_OPT_CHOICE:
+        attr_string(w, w->file, name, opt->choices[(int)ld_opt_value(opt, config)]);
+        return;
+    case LD_OPT_FLAG:
+        attr_i32(w, w->file, name, (int)ld_opt_value(opt, config));
+        return;
+    }
+}
+
+/* Every option that changes a result, the driver's and each selected job's, as a
+ * root attribute; `result_options` names them, for the analysis' experiment key. */
+static void write_result_options(writer *w, const ld_options *o)
+{
+    char list[1024] = "", name[64];
+    size_t n;
+    const ld_opt *common = ld_options_common(&n);
+    for (size_t j = 0; j <= ld_njobs; j++) {
+        if (j > 0 && !o->selected[j - 1])
+            continue;
+        const ld_opt *opts = j == 0 ? common : ld_jobs[j - 1]->opts;
+        size_t nopts = j == 0 ? n : ld_jobs[j - 1]->nopts;
+        const void *config = j == 0 ? (const void *)o : o->job_config[j - 1];
+        for (size_t k = 0; k < nopts; k++) {
+            if (!(opts[k].flags & LD_OPT_RESULT))
+                continue;
+            attr_option(w, &opts[k], config);
+            attr_name(&opts[k], name, sizeof name);
+            if (list[0])
+                strncat(list, ",", sizeof list - strlen(list) - 1);
+            strncat(list, name, sizeof list - strlen(list) - 1);
+        }
+    }
+    attr_string(w, w->file, "result_options", list);
+}
+
 static void write_root_attrs(writer *w, const ld_h5_context *c)
 {
     char mpi[MPI_MAX_LIBRARY_VERSION_STRING], jobs[256];
@@ -142,18 +207,10 @@ static void write_root_attrs(writer *w, const ld_h5_context *c)
     attr_string(w, root, "hdf5_version", ld_h5_version());
     attr_string(w, root, "libuv_version", uv_version_string());
     attr_string(w, root, "hwloc_version", ld_cpus_hwloc_version());
-    attr_scalar(w, root, "seed", H5T_NATIVE_UINT64, &c->o->seed);
-    attr_scalar(w, root, "trades", H5T_NATIVE_UINT64, &c->o->trades);
-    attr_scalar(w, root, "sims", H5T_NATIVE_UINT32, &c->o->sims);
+    write_result_options(w, c->o);
     attr_i32(w, root, "ranks", w->size);
     attr_i32(w, root, "nodes", c->node->nodes);
     attr_i32(w, root, "ranks_per_node", c->node->ranks_per_node);
-    attr_scalar(w, root, "latency_scale", H5T_NATIVE_DOUBLE, &c->o->latency_scale);
-    attr_string(w, root, "partition",
-                c->o->partition == LD_PARTITION_BLOCK ? "block" : "cyclic");
-    attr_string(w, root, "stack_mode",
-                c->o->stack_mode == LD_STACK_COPY ? "copy" : "own");
-    attr_i32(w, root, "stack_kib", (int)c->o->stack_kib);
     attr_i32(w, root, "warmup", (int)c->o->warmup);
     attr_i32(w, root, "iterations", (int)c->o->iterations);
     attr_string(w, root, "slurm_job_id", job_id ? job_id : "");
@@ -170,16 +227,16 @@ static void write_ranks(writer *w, const ld_h5_context *c)
     H5Tset_strpad(name, H5T_STR_NULLPAD);
     char padded[LD_NODE_NAME_MAX] = {0};
     memcpy(padded, c->node->name, strnlen(c->node->name, LD_NODE_NAME_MAX - 1));
-    write_column(w, g, "node_name", name, s, padded);
+    write_column(w, g, "node_name", name, s, padded, "");
     H5Tclose(name);
     int cpus = (int)c->node->cpus.n, first = c->node->cpus.n ? c->node->cpus.id[0] : -1;
     uint64_t trades = c->share->n;
     uint8_t over = (uint8_t)c->node->oversubscribed;
-    write_column(w, g, "local_rank", H5T_NATIVE_INT, s, &c->node->local_rank);
-    write_column(w, g, "cpus", H5T_NATIVE_INT, s, &cpus);
-    write_column(w, g, "first_cpu", H5T_NATIVE_INT, s, &first);
-    write_column(w, g, "trades", H5T_NATIVE_UINT64, s, &trades);
-    write_column(w, g, "oversubscribed", H5T_NATIVE_UINT8, s, &over);
+    write_column(w, g, "local_rank", H5T_NATIVE_INT, s, &c->node->local_rank, "");
+    write_column(w, g, "cpus", H5T_NATIVE_INT, s, &cpus, "CPUs");
+    write_column(w, g, "first_cpu", H5T_NATIVE_INT, s, &first, "");
+    write_column(w, g, "trades", H5T_NATIVE_UINT64, s, &trades, "trades");
+    write_column(w, g, "oversubscribed", H5T_NATIVE_UINT8, s, &over, "");
     H5Gclose(g);
 }
 
@@ -202,72 +259,84 @@ static int write_trades(writer *w, const ld_h5_context *c, slab s)
     uint8_t *u8 = buf;
     int32_t *i32 = buf;
     GATHER(u64, t, n, id);
-    write_column(w, g, "id", H5T_NATIVE_UINT64, s, u64);
+    write_column(w, g, "id", H5T_NATIVE_UINT64, s, u64, "");
     GATHER(u8, t, n, side);
-    write_column(w, g, "side", H5T_NATIVE_UINT8, s, u8);
+    write_column(w, g, "side", H5T_NATIVE_UINT8, s, u8, "");
     GATHER(u32, t, n, quantity);
-    write_column(w, g, "quantity", H5T_NATIVE_UINT32, s, u32);
+    write_column(w, g, "quantity", H5T_NATIVE_UINT32, s, u32, "shares");
     GATHER(i64, t, n, price_cents);
-    write_column(w, g, "price_cents", H5T_NATIVE_INT64, s, i64);
+    write_column(w, g, "price_cents", H5T_NATIVE_INT64, s, i64, "cents");
     GATHER(i64, t, n, notional_cents);
-    write_column(w, g, "notional_cents", H5T_NATIVE_INT64, s, i64);
+    write_column(w, g, "notional_cents", H5T_NATIVE_INT64, s, i64, "cents");
     GATHER(u32, t, n, counterparty);
-    write_column(w, g, "counterparty", H5T_NATIVE_UINT32, s, u32);
+    write_column(w, g, "counterparty", H5T_NATIVE_UINT32, s, u32, "");
     for (size_t i = 0; i < n; i++)
         i32[i] = w->rank;
-    write_column(w, g, "rank", H5T_NATIVE_INT32, s, i32);
+    write_column(w, g, "rank", H5T_NATIVE_INT32, s, i32, "");
     H5Gclose(g);
     free(buf);
     return 0;
 }
 
-/* The per-trade columns a job fills, in /trades row order. */
+/* The HDF5 type of a column type. */
+static hid_t col_type(enum ld_col_type t)
+{
+    switch (t) {
+    case LD_COL_I64:
+        return H5T_NATIVE_INT64;
+    case LD_COL_F64:
+        return H5T_NATIVE_DOUBLE;
+    case LD_COL_U8:
+        return H5T_NATIVE_UINT8;
+    case LD_COL_I8:
+        break;
+    }
+    return H5T_NATIVE_INT8;
+}
+
+/* The per-trade columns the job declares, in /trades row order. */
 static int write_results(writer *w, hid_t g, const ld_record *r, slab s)
 {
-    size_t n = (size_t)s.count;
-    void *buf = malloc((n ? n : 1) * sizeof(int64_t));
+    size_t n = (size_t)s.count, size = r->job->result_size;
+    char *buf = malloc((n ? n : 1) * sizeof(int64_t));
     if (!buf)
         return -1;
-    if (r->job->fields & LD_FIELDS_SETTLE) {
-        uint8_t *u8 = buf;
-        int8_t *i8 = buf;
-        int64_t *i64 = buf;
-        GATHER(u8, r->results, n, status);
-        write_column(w, g, "status", H5T_NATIVE_UINT8, s, u8);
-        GATHER(i8, r->results, n, failed_check);
-        write_column(w, g, "failed_check", H5T_NATIVE_INT8, s, i8);
-        GATHER(i64, r->results, n, latency_ns);
-        write_column(w, g, "latency_ns", H5T_NATIVE_INT64, s, i64);
-    }
-    if (r->job->fields & LD_FIELDS_VAR) {
-        double *d = buf;
-        GATHER(d, r->results, n, var);
-        write_column(w, g, "var", H5T_NATIVE_DOUBLE, s, d);
+    for (size_t k = 0; k < r->job->ncolumns; k++) {
+        const ld_column *c = &r->job->columns[k];
+        size_t bytes = ld_col_bytes(c->type);
+        for (size_t i = 0; i < n; i++)
+            memcpy(buf + i * bytes, (const char *)r->results + i * size + c->offset,
+                   bytes);
+        write_column(w, g, c->name, col_type(c->type), s, buf, c->unit);
     }
     free(buf);
     return 0;
 }
 
-/* The [iterations][ranks] metric datasets of one strategy. */
+/* The [iterations][ranks] metric datasets of one strategy, then the percentiles of
+ * each percentile column, named p50_<unit>, p99_<unit> and max_<unit>. */
 static int write_metrics(writer *w, hid_t g, const ld_record *r)
 {
-    static const char *const names[] = {"wall_ns",  "peak_threads", "peak_rss_kib",
-                                        "utime_us", "stime_us",     "nvcsw",
-                                        "nivcsw"};
-    static const char *const pct_names[LD_PCTS] = {"p50_ns", "p99_ns", "max_ns"};
+    static const char *const pct_names[LD_PCTS] = {"p50", "p99", "max"};
     hsize_t rows = r->iterations;
     int64_t *col = malloc((rows ? rows : 1) * sizeof *col);
     if (!col)
         return -1;
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+    for (size_t k = 0; k < LD_METRICS_N; k++) {
         for (hsize_t it = 0; it < rows; it++)
-            col[it] = ((const int64_t *)&r->metrics[it])[k];
-        write_per_rank(w, g, names[k], col, rows);
+            col[it] = ld_metrics_get(&r->metrics[it], k);
+        write_per_rank(w, g, ld_metrics_fields[k].name, H5T_NATIVE_INT64, col, rows,
+                       ld_metrics_fields[k].unit);
     }
-    for (int k = 0; (r->job->fields & LD_FIELDS_SETTLE) && k < LD_PCTS; k++) {
-        for (hsize_t it = 0; it < rows; it++)
-            col[it] = r->pct[it][k];
-        write_per_rank(w, g, pct_names[k], col, rows);
+    for (size_t c = 0; c < r->npct; c++) {
+        const ld_column *pc = ld_job_column(r->job, LD_COL_PERCENTILES, c);
+        for (int k = 0; k < LD_PCTS; k++) {
+            char name[64];
+            snprintf(name, sizeof name, "%s_%s", pct_names[k], pc->unit);
+            for (hsize_t it = 0; it < rows; it++)
+                col[it] = ld_record_pct(r, (unsigned)it, c)[k];
+            write_per_rank(w, g, name, H5T_NATIVE_INT64, col, rows, pc->unit);
+        }
     }
     free(col);
     return 0;
@@ -288,11 +357,7 @@ static int write_figures(writer *w, hid_t g, const ld_record *r)
         const ld_figure *f = &r->figures[0].v[k];
         for (hsize_t it = 0; it < rows; it++)
             col[it] = k < r->figures[it].n ? r->figures[it].v[k].value : 0.0;
-        hid_t dset = write_per_rank_typed(w, g, f->name, H5T_NATIVE_DOUBLE, col, rows);
-        if (dset >= 0) {
-            attr_string(w, dset, "unit", f->unit);
-            H5Dclose(dset);
-        }
+        write_per_rank(w, g, f->name, H5T_NATIVE_DOUBLE, col, rows, f->unit);
     }
     free(col);
     return 0;
@@ -313,8 +378,9 @@ static int write_strategy(writer *w, const ld_record *r, slab s)
     uint64_t tasks = s.total;
     attr_scalar(w, g, "tasks", H5T_NATIVE_UINT64, &tasks);
     attr_i32(w, g, "threads", (int)r->threads);
-    if (r->job->fields & LD_FIELDS_SETTLE)
-        attr_i64(w, g, "critical_path_ns", r->bound_ns);
+    attr_i32(w, g, "iteration_kept", (int)r->iterations - 1);
+    if (ld_job_reports(r->job, LD_REPORT_BOUND))
+        attr_i64(w, g, r->job->bound_attr, r->bound_ns);
     int rc = write_results(w, g, r, s) | write_metrics(w, g, r) | write_figures(w, g, r);
     H5Gclose(g);
     H5Gclose(job);

@@ -20,6 +20,7 @@
 #include "partition.h"
 #include "room.h"
 #include "run.h"
+#include "schema.h"
 #include "table.h"
 
 enum { EXIT_BAD_INPUT = 2 };
@@ -126,15 +127,23 @@ static void run_date(MPI_Comm comm, char *out, size_t len)
     MPI_Bcast(out, (int)len, MPI_CHAR, 0, comm);
 }
 
+/* What runs, on what: each selected job with its first option, its headline. */
 static void say_setup(const ld_options *o, const ld_node *node, int size)
 {
     if (o->quiet)
         return;
-    fprintf(stderr,
-            "loomdist %s: %d rank(s) on %d node(s), %llu trades, %u sims, latency "
-            "scale %g, rank 0 has %u CPU(s)\n",
-            LD_VERSION, size, node->nodes, (unsigned long long)o->trades, o->sims,
-            o->latency_scale, node->cpus.n);
+    fprintf(stderr, "loomdist %s: %d rank(s) on %d node(s), %llu trades", LD_VERSION,
+            size, node->nodes, (unsigned long long)o->trades);
+    for (size_t j = 0; j < ld_njobs; j++) {
+        const ld_job *job = ld_jobs[j];
+        if (!o->selected[j])
+            continue;
+        fprintf(stderr, ", %s", job->name);
+        if (job->nopts && job->opts[0].type != LD_OPT_CHOICE)
+            fprintf(stderr, " %s %g", job->opts[0].name,
+                    ld_opt_value(&job->opts[0], o->job_config[j]));
+    }
+    fprintf(stderr, ", rank 0 has %u CPU(s)\n", node->cpus.n);
 }
 
 /* Ranks that share CPUs are oversubscribed: say so, since it changes every number. */
@@ -213,6 +222,10 @@ int main(int argc, char **argv)
     case LD_OPTIONS_VERSION:
         if (rank == 0)
             ld_options_version(stdout);
+        return leave(rank, 0, NULL);
+    case LD_OPTIONS_SCHEMA:
+        if (rank == 0)
+            ld_schema_print(stdout);
         return leave(rank, 0, NULL);
     case LD_OPTIONS_INVALID:
         return leave(rank, EXIT_BAD_INPUT, err);

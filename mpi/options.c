@@ -11,27 +11,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum kind {
-    K_U64,
-    K_U32,
-    K_DOUBLE,
-    K_STRING,
-    K_FLAG,
-    K_KERNEL,
-    K_STACK_MODE,
-    K_PARTITION,
-    K_JOBS,
-    K_STRATEGIES
+/* The driver's options that do not fit the ld_opt form: they take a list or a file
+ * name, or stop the run. Each is handled by name in apply_special(). */
+static const struct special {
+    const char *name, *metavar, *help;
+} specials[] = {
+    {"jobs", "LIST",
+     "jobs to run, comma-separated (default: every job but those marked below as run "
+     "only when named)"},
+    {"strategies", "LIST",
+     "strategies to run, as name or job/name, comma-separated (default all)"},
+    {"output", "FILE", "HDF5 results file (default loomdist.h5)"},
+    {"schema", NULL, "print the HDF5 layout the jobs declare, as Markdown, and exit"},
+    {"help", NULL, "print this help and exit"},
+    {"version", NULL, "print the version and git commit and exit"},
 };
-
-typedef struct option {
-    const char *name;
-    enum kind kind;
-    size_t offset; /* into ld_options */
-    double min, max;
-    const char *metavar;
-    const char *help;
-} option;
+#define NSPECIALS (sizeof specials / sizeof specials[0])
 
 #define AT(field) offsetof(ld_options, field)
 
@@ -39,89 +34,86 @@ typedef struct option {
  * the node has the memory for the trades each rank gets is checked before the run. */
 #define LD_TRADES_MAX 100000000.0
 
-static const option options[] = {
-    {"trades", K_U64, AT(trades), 1, LD_TRADES_MAX, "N",
-     "trades in the book, split across the ranks (default 8000)"},
-    {"seed", K_U64, AT(seed), 0, 18446744073709551615.0, "S",
-     "seed of the book and of every trade's PCG streams (default 42)"},
-    {"sims", K_U32, AT(sims), 1, 100000000, "N",
-     "var: Monte Carlo simulations per trade (default 20000)"},
-    {"jobs", K_JOBS, 0, 0, 0, "LIST",
-     "jobs to run, comma-separated (default settle,var)"},
-    {"strategies", K_STRATEGIES, 0, 0, 0, "LIST",
-     "strategies to run, as name or job/name, comma-separated (default all)"},
-    {"latency-scale", K_DOUBLE, AT(latency_scale), 1e-6, 1000, "X",
-     "settle: multiply every call latency by X (default 1; tests use 0.02)"},
-    {"fail-rate", K_DOUBLE, AT(fail_rate), 0, 1, "P",
-     "settle: probability that each check fails (default 0.002)"},
-    {"pin-fraction", K_DOUBLE, AT(pin_fraction), 0, 1, "F",
-     "settle: share of trades that take the monitor in green-pinned and green-monitor "
-     "(default 0.01: enough to show the collapse in seconds)"},
-    {"pool-size", K_U32, AT(pool_size), 1, 100000, "N",
-     "settle threads: OS threads in the pool, per rank (default 200)"},
-    {"carriers", K_U32, AT(carriers), 1, LD_CPUS_MAX, "N",
-     "carrier threads for green threads and callbacks (default: the rank's CPUs)"},
-    {"workers", K_U32, AT(workers), 1, LD_CPUS_MAX, "N",
-     "var pool and steal: pinned workers (default: the rank's CPUs)"},
-    {"stack-size", K_U32, AT(stack_kib), 16, 65536, "KIB",
+static const char *const stack_modes[] = {"own", "copy", NULL}; /* enum ld_stack_mode */
+static const char *const partitions[] = {"block", "cyclic", NULL};
+
+static const ld_opt common[] = {
+    {"trades", LD_OPT_COUNT, AT(trades), 1, LD_TRADES_MAX, 8000, NULL, "N",
+     "trades in the book, split across the ranks (default 8000)", LD_OPT_RESULT, NULL},
+    {"seed", LD_OPT_COUNT, AT(seed), 0, 18446744073709551615.0, 42, NULL, "S",
+     "seed of the book and of every trade's PCG streams (default 42)", LD_OPT_RESULT,
+     NULL},
+    {"carriers", LD_OPT_COUNT, AT(carriers), 1, LD_CPUS_MAX, 0, NULL, "N",
+     "carrier threads for green threads and callbacks (default: the rank's CPUs)",
+     LD_OPT_RESULT, NULL},
+    {"workers", LD_OPT_COUNT, AT(workers), 1, LD_CPUS_MAX, 0, NULL, "N",
+     "pinned workers of the worker strategies (default: the rank's CPUs)", LD_OPT_RESULT,
+     NULL},
+    {"stack-size", LD_OPT_COUNT, AT(stack_kib), 16, 65536, LD_GT_STACK_DEFAULT / 1024,
+     NULL, "KIB",
      "usable stack of each green thread in KiB (default 64); in copy mode, of each "
-     "carrier's one stack"},
-    {"stack-mode", K_STACK_MODE, AT(stack_mode), 0, 0, "copy|own",
+     "carrier's one stack",
+     LD_OPT_RESULT, "stack_kib"},
+    {"stack-mode", LD_OPT_CHOICE, AT(stack_mode), 0, 0, LD_STACK_COPY, stack_modes,
+     "copy|own",
      "green threads: share one stack per carrier and copy each thread's frames out and "
      "back at a switch, as Loom does, or give each thread a stack of its own "
-     "(default copy where the build's context switch allows it)"},
-    {"var-kernel", K_KERNEL, AT(var_kernel), 0, 0, "sort|select",
-     "var: sort every P&L (the study's way) or select the quantile (default sort)"},
-    {"partition", K_PARTITION, AT(partition), 0, 0, "block|cyclic",
-     "how rank 0 deals trades to ranks (default block)"},
-    {"warmup", K_U32, AT(warmup), 0, 1000, "N",
-     "discarded iterations of each strategy before the measured ones (default 0)"},
-    {"iterations", K_U32, AT(iterations), 1, 1000, "N",
-     "measured iterations of each strategy; 3 or more give a 99.9% CI (default 1)"},
-    {"output", K_STRING, AT(output), 0, 0, "FILE",
-     "HDF5 results file (default loomdist.h5)"},
-    {"trace-pinning", K_FLAG, AT(trace_pinning), 0, 0, NULL,
-     "report each carrier a green thread blocked past --trace-threshold, with the green "
-     "thread's backtrace (as -Djdk.tracePinnedThreads=full)"},
-    {"trace-threshold", K_DOUBLE, AT(trace_threshold_ms), 0.1, 1e6, "MS",
-     "what --trace-pinning counts as blocked, in ms (default 10)"},
-    {"cold-stacks", K_FLAG, AT(cold_stacks), 0, 0, NULL,
+     "(default copy where the build's context switch allows it, else own)",
+     LD_OPT_RESULT, NULL},
+    {"cold-stacks", LD_OPT_FLAG, AT(cold_stacks), 0, 0, 0, NULL, NULL,
      "green strategies: do not reserve and fault in a stack (in copy mode, a chunk) per "
-     "trade before the clock starts, so the run pays for its page faults"},
-    {"micro-max", K_U64, AT(micro_max), 1, 10000000, "N",
-     "micro: most green threads one figure uses (default 1000000)"},
-    /* Test-only, so no help text and no line in --help: the faults of tests/fault. */
-    {"test-slow-rank", K_U32, AT(test_slow_rank), 0, 2147483647.0, "RANK", NULL},
-    {"test-slow-factor", K_DOUBLE, AT(test_slow_factor), 1, 1000, "X", NULL},
-    {"test-overflow-rank", K_U32, AT(test_overflow_rank), 0, 2147483647.0, "RANK", NULL},
-    {"quiet", K_FLAG, AT(quiet), 0, 0, NULL, "print only the results table"},
-    {"help", K_FLAG, 0, 0, 0, NULL, "print this help and exit"},
-    {"version", K_FLAG, 0, 0, 0, NULL, "print the version and git commit and exit"},
+     "task before the clock starts, so the run pays for its page faults",
+     LD_OPT_RESULT, NULL},
+    {"partition", LD_OPT_CHOICE, AT(partition), 0, 0, LD_PARTITION_BLOCK, partitions,
+     "block|cyclic", "how rank 0 deals trades to ranks (default block)", LD_OPT_RESULT,
+     NULL},
+    {"warmup", LD_OPT_COUNT, AT(warmup), 0, 1000, 0, NULL, "N",
+     "discarded iterations of each strategy before the measured ones (default 0; "
+     "then a job with a baseline warms up its first strategy once)",
+     0, NULL},
+    {"iterations", LD_OPT_COUNT, AT(iterations), 1, 1000, 1, NULL, "N",
+     "measured iterations of each strategy; 3 or more give a 99.9% CI (default 1)", 0,
+     NULL},
+    {"trace-pinning", LD_OPT_FLAG, AT(trace_pinning), 0, 0, 0, NULL, NULL,
+     "report each carrier a green thread blocked past --trace-threshold, with the green "
+     "thread's backtrace (as -Djdk.tracePinnedThreads=full)",
+     0, NULL},
+    {"trace-threshold", LD_OPT_REAL, AT(trace_threshold_ms), 0.1, 1e6, 10, NULL, "MS",
+     "what --trace-pinning counts as blocked, in ms (default 10)", 0, NULL},
+    {"quiet", LD_OPT_FLAG, AT(quiet), 0, 0, 0, NULL, NULL,
+     "print only the results tables: no progress, no detail lines", 0, NULL},
+    /* Test-only: the faults of tests/fault. */
+    {"test-slow-rank", LD_OPT_COUNT, AT(test_slow_rank), 0, 2147483647.0, UINT32_MAX,
+     NULL, "RANK", NULL, LD_OPT_HIDDEN, NULL},
+    {"test-slow-factor", LD_OPT_REAL, AT(test_slow_factor), 1, 1000, 1, NULL, "X", NULL,
+     LD_OPT_HIDDEN, NULL},
+    {"test-overflow-rank", LD_OPT_COUNT, AT(test_overflow_rank), 0, 2147483647.0,
+     UINT32_MAX, NULL, "RANK", NULL, LD_OPT_HIDDEN, NULL},
 };
-#define NOPTIONS (sizeof options / sizeof options[0])
+#define NCOMMON (sizeof common / sizeof common[0])
+
+const ld_opt *ld_options_common(size_t *n)
+{
+    *n = NCOMMON;
+    return common;
+}
+
+static uint32_t all_strategies(const ld_job *job)
+{
+    return (uint32_t)((1ull << job->nstrategies) - 1);
+}
 
 static void defaults(ld_options *o)
 {
     memset(o, 0, sizeof *o);
-    o->trades = 8000;
-    o->seed = 42;
-    o->sims = 20000;
-    o->latency_scale = 1.0;
-    o->fail_rate = 0.002;
-    o->pin_fraction = 0.01;
-    o->pool_size = 200;
-    o->stack_kib = LD_GT_STACK_DEFAULT / 1024;
-    o->stack_mode = ld_stack_mode_supported(LD_STACK_COPY) ? LD_STACK_COPY : LD_STACK_OWN;
-    o->iterations = 1;
-    o->trace_threshold_ms = 10;
-    o->micro_max = 1000000;
-    o->test_slow_rank = UINT32_MAX;
-    o->test_slow_factor = 1;
-    o->test_overflow_rank = UINT32_MAX;
+    ld_opt_defaults(common, NCOMMON, o);
+    if (!ld_stack_mode_supported(LD_STACK_COPY))
+        o->stack_mode = LD_STACK_OWN;
     strcpy(o->output, "loomdist.h5");
-    for (size_t j = 0; j < ld_njobs && j < LD_MAX_JOBS; j++)
-        o->selected[j] =
-            ld_jobs[j]->opt_in ? 0 : (uint32_t)((1ull << ld_jobs[j]->nstrategies) - 1);
+    for (size_t j = 0; j < ld_njobs; j++) {
+        o->selected[j] = ld_jobs[j]->opt_in ? 0 : all_strategies(ld_jobs[j]);
+        ld_opt_defaults(ld_jobs[j]->opts, ld_jobs[j]->nopts, o->job_config[j]);
+    }
 }
 
 /* The message quotes what the user typed, which may hold a newline or a terminal
@@ -139,13 +131,13 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /* The largest value of a whole-number option, exactly: a double rounds 2^64 - 1 up. */
-static unsigned long long count_max(const option *opt)
+static unsigned long long count_max(const ld_opt *opt)
 {
     return opt->max >= 18446744073709551615.0 ? ULLONG_MAX : (unsigned long long)opt->max;
 }
 
 /* A whole-number option: digits only, no sign, no suffix, within [min, max]. */
-static int parse_count(const option *opt, const char *v, uint64_t *out, char *err,
+static int parse_count(const ld_opt *opt, const char *v, uint64_t *out, char *err,
                        size_t errlen)
 {
     char *end;
@@ -163,7 +155,7 @@ static int parse_count(const option *opt, const char *v, uint64_t *out, char *er
     return 0;
 }
 
-static int parse_double(const option *opt, const char *v, double *out, char *err,
+static int parse_double(const ld_opt *opt, const char *v, double *out, char *err,
                         size_t errlen)
 {
     char *end;
@@ -177,12 +169,12 @@ static int parse_double(const option *opt, const char *v, double *out, char *err
     return 0;
 }
 
-/* Pick one of a few names, e.g. sort|select; the index is the enum value. */
-static int parse_choice(const option *opt, const char *v, const char *const *names, int n,
-                        int *out, char *err, size_t errlen)
+/* Pick one of a few names, e.g. sort|select; the index is the stored value. */
+static int parse_choice(const ld_opt *opt, const char *v, int *out, char *err,
+                        size_t errlen)
 {
-    for (int i = 0; i < n; i++) {
-        if (strcmp(v, names[i]) == 0) {
+    for (int i = 0; opt->choices[i]; i++) {
+        if (strcmp(v, opt->choices[i]) == 0) {
             *out = i;
             return 0;
         }
@@ -190,7 +182,35 @@ static int parse_choice(const option *opt, const char *v, const char *const *nam
     return fail(err, errlen, "--%s takes %s, not '%s'", opt->name, opt->metavar, v);
 }
 
-/* "settle, var, micro": every job's name, for messages. */
+/* Store one option's value, parsed as its type says, into its config struct. */
+static int apply_opt(const ld_opt *opt, void *config, const char *v, char *err,
+                     size_t errlen)
+{
+    char *field = (char *)config + opt->offset;
+    uint64_t n = 0;
+    double d = 0;
+    int i = 1, rc = 0;
+    switch (opt->type) {
+    case LD_OPT_COUNT:
+        if ((rc = parse_count(opt, v, &n, err, errlen)) == 0)
+            memcpy(field, &n, sizeof n);
+        return rc;
+    case LD_OPT_REAL:
+        if ((rc = parse_double(opt, v, &d, err, errlen)) == 0)
+            memcpy(field, &d, sizeof d);
+        return rc;
+    case LD_OPT_CHOICE:
+        rc = parse_choice(opt, v, &i, err, errlen);
+        break;
+    case LD_OPT_FLAG:
+        break;
+    }
+    if (rc == 0)
+        memcpy(field, &i, sizeof i);
+    return rc;
+}
+
+/* Every job's name, comma-separated, for messages. */
 static void job_names(char *out, size_t len)
 {
     out[0] = '\0';
@@ -201,21 +221,22 @@ static void job_names(char *out, size_t len)
     }
 }
 
-/* --jobs settle,var: a job left out gets no strategy at all; one named gets all of its
+/* --jobs A,B: a job left out gets no strategy at all; one named gets all of its
  * strategies, an opt-in job too. */
 static int parse_jobs(ld_options *o, const char *v, char *err, size_t errlen)
 {
     uint32_t keep[LD_MAX_JOBS] = {0};
     char list[256];
     if (strlen(v) >= sizeof list || *v == '\0')
-        return fail(err, errlen, "--jobs takes a list such as settle,var, not '%s'", v);
+        return fail(err, errlen, "--jobs takes a comma-separated list of jobs, not '%s'",
+                    v);
     strcpy(list, v);
     char *save = NULL;
     for (char *name = strtok_r(list, ",", &save); name;
          name = strtok_r(NULL, ",", &save)) {
         const ld_job *job = ld_job_find(name);
         if (!job) {
-            char names[128];
+            char names[256];
             job_names(names, sizeof names);
             return fail(err, errlen, "--jobs: unknown job '%s' (jobs: %s)", name, names);
         }
@@ -225,7 +246,7 @@ static int parse_jobs(ld_options *o, const char *v, char *err, size_t errlen)
         keep[j] = 1;
     }
     for (size_t j = 0; j < ld_njobs; j++)
-        o->selected[j] = keep[j] ? (uint32_t)((1ull << ld_jobs[j]->nstrategies) - 1) : 0;
+        o->selected[j] = keep[j] ? all_strategies(ld_jobs[j]) : 0;
     return 0;
 }
 
@@ -257,7 +278,8 @@ static int parse_strategies(uint32_t *sel, const char *v, char *err, size_t errl
 {
     char list[512];
     if (strlen(v) >= sizeof list || *v == '\0')
-        return fail(err, errlen, "--strategies takes a list such as green,pool, not '%s'",
+        return fail(err, errlen,
+                    "--strategies takes a comma-separated list of strategies, not '%s'",
                     v);
     strcpy(list, v);
     memset(sel, 0, LD_MAX_JOBS * sizeof *sel);
@@ -270,169 +292,195 @@ static int parse_strategies(uint32_t *sel, const char *v, char *err, size_t errl
     return 0;
 }
 
-static int apply(ld_options *o, uint32_t *strategies, int *have_strategies,
-                 const option *opt, const char *v, char *err, size_t errlen)
-{
-    static const char *const kernels[] = {"sort", "select"};
-    static const char *const partitions[] = {"block", "cyclic"};
-    static const char *const stack_modes[] = {"own", "copy"}; /* enum ld_stack_mode */
-    char *field = (char *)o + opt->offset;
-    uint64_t n = 0;
-    int rc;
-    if (!v && opt->kind != K_FLAG)
-        return fail(err, errlen, "--%s needs a value (%s)", opt->name, opt->metavar);
-    switch (opt->kind) {
-    case K_U64:
-        if ((rc = parse_count(opt, v, &n, err, errlen)) == 0)
-            memcpy(field, &n, sizeof n);
-        return rc;
-    case K_U32:
-        if ((rc = parse_count(opt, v, &n, err, errlen)) == 0)
-            *(uint32_t *)(void *)field = (uint32_t)n;
-        return rc;
-    case K_DOUBLE:
-        return parse_double(opt, v, (double *)(void *)field, err, errlen);
-    case K_STRING:
-        if (*v == '\0' || strlen(v) >= LD_OUTPUT_MAX)
-            return fail(err, errlen, "--%s takes a file name of 1 to %d bytes", opt->name,
-                        LD_OUTPUT_MAX - 1);
-        strcpy(field, v);
-        return 0;
-    case K_KERNEL:
-        return parse_choice(opt, v, kernels, 2, (int *)(void *)field, err, errlen);
-    case K_STACK_MODE:
-        if ((rc =
-                 parse_choice(opt, v, stack_modes, 2, (int *)(void *)field, err, errlen)))
-            return rc;
-        if (!ld_stack_mode_supported(*(enum ld_stack_mode *)(void *)field))
-            return fail(err, errlen,
-                        "--stack-mode %s needs the assembly context switch, and this "
-                        "build uses ucontext: use --stack-mode own",
-                        v);
-        return 0;
-    case K_PARTITION:
-        return parse_choice(opt, v, partitions, 2, (int *)(void *)field, err, errlen);
-    case K_JOBS:
-        return parse_jobs(o, v, err, errlen);
-    case K_STRATEGIES:
-        *have_strategies = 1;
-        return parse_strategies(strategies, v, err, errlen);
-    case K_FLAG:
-        break;
-    }
-    *(int *)(void *)field = 1;
-    return 0;
-}
+/* What one parse collects beyond the options themselves. */
+typedef struct parse_state {
+    uint32_t strategies[LD_MAX_JOBS];
+    int have_strategies, help, version, schema;
+    const char *job_opt[LD_MAX_JOBS]; /* the first option given of each job */
+} parse_state;
 
-static const option *find_option(const char *name, size_t len)
+/* Where an option name is declared: the driver's table, or job *job's (then *job
+ * is its index); NULL when nowhere. */
+static const ld_opt *find_opt(const char *name, size_t len, size_t *job)
 {
-    for (size_t i = 0; i < NOPTIONS; i++)
-        if (strlen(options[i].name) == len && strncmp(options[i].name, name, len) == 0)
-            return &options[i];
+    for (size_t j = 0; j <= ld_njobs; j++) {
+        const ld_opt *opts = j == 0 ? common : ld_jobs[j - 1]->opts;
+        size_t n = j == 0 ? NCOMMON : ld_jobs[j - 1]->nopts;
+        for (size_t k = 0; k < n; k++) {
+            if (strlen(opts[k].name) == len && strncmp(opts[k].name, name, len) == 0) {
+                *job = j;
+                return &opts[k];
+            }
+        }
+    }
     return NULL;
 }
 
+static const struct special *find_special(const char *name, size_t len)
+{
+    for (size_t i = 0; i < NSPECIALS; i++)
+        if (strlen(specials[i].name) == len && strncmp(specials[i].name, name, len) == 0)
+            return &specials[i];
+    return NULL;
+}
+
+static int apply_special(ld_options *o, parse_state *ps, const struct special *sp,
+                         const char *v, char *err, size_t errlen)
+{
+    if (strcmp(sp->name, "help") == 0 || strcmp(sp->name, "version") == 0 ||
+        strcmp(sp->name, "schema") == 0) {
+        *(sp->name[0] == 'h'   ? &ps->help
+          : sp->name[0] == 'v' ? &ps->version
+                               : &ps->schema) = 1;
+        return 0;
+    }
+    if (strcmp(sp->name, "jobs") == 0)
+        return parse_jobs(o, v, err, errlen);
+    if (strcmp(sp->name, "strategies") == 0) {
+        ps->have_strategies = 1;
+        return parse_strategies(ps->strategies, v, err, errlen);
+    }
+    if (*v == '\0' || strlen(v) >= LD_OUTPUT_MAX)
+        return fail(err, errlen, "--%s takes a file name of 1 to %d bytes", sp->name,
+                    LD_OUTPUT_MAX - 1);
+    strcpy(o->output, v);
+    return 0;
+}
+
+/* One argument (and the next, when it is this one's value); *i moves past both. */
+static int parse_arg(ld_options *o, parse_state *ps, int argc, char *const *argv, int *i,
+                     char *err, size_t errlen)
+{
+    const char *arg = argv[*i];
+    if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0')
+        return fail(err, errlen, "unexpected argument '%s': options start with --", arg);
+    const char *eq = strchr(arg + 2, '=');
+    size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2), job = 0;
+    const ld_opt *opt = find_opt(arg + 2, len, &job);
+    const struct special *sp = opt ? NULL : find_special(arg + 2, len);
+    if (!opt && !sp)
+        return fail(err, errlen, "unknown option '%.*s' (try --help)", (int)(len + 2),
+                    arg);
+    const char *name = opt ? opt->name : sp->name;
+    int is_flag = opt ? opt->type == LD_OPT_FLAG : sp->metavar == NULL;
+    const char *v = eq ? eq + 1 : NULL;
+    if (is_flag && v)
+        return fail(err, errlen, "--%s takes no value", name);
+    if (!is_flag && !v) {
+        if (*i + 1 >= argc)
+            return fail(err, errlen, "--%s needs a value (%s)", name,
+                        opt ? opt->metavar : sp->metavar);
+        v = argv[++*i];
+    }
+    if (sp)
+        return apply_special(o, ps, sp, v, err, errlen);
+    if (job > 0 && !ps->job_opt[job - 1])
+        ps->job_opt[job - 1] = opt->name;
+    return apply_opt(opt, job == 0 ? (void *)o : o->job_config[job - 1], v, err, errlen);
+}
+
 /* Checks that need more than one option: a strategy list that leaves a selected job
- * with nothing to run. */
-static int check_together(ld_options *o, const uint32_t *strategies, int have_strategies,
-                          char *err, size_t errlen)
+ * with nothing to run, a job's option for a job that does not run, a stack mode the
+ * build cannot do. */
+static int check_together(ld_options *o, const parse_state *ps, char *err, size_t errlen)
 {
     int any = 0;
     for (size_t j = 0; j < ld_njobs; j++) {
-        if (have_strategies && o->selected[j])
-            o->selected[j] = strategies[j];
+        if (ps->have_strategies && o->selected[j])
+            o->selected[j] = ps->strategies[j];
         any |= o->selected[j] != 0;
     }
     if (!any)
         return fail(err, errlen,
                     "--jobs and --strategies select nothing to run: pick strategies of "
                     "the jobs you ask for");
+    for (size_t j = 0; j < ld_njobs; j++)
+        if (ps->job_opt[j] && !o->selected[j])
+            return fail(err, errlen,
+                        "--%s is an option of the %s job, which this run does not "
+                        "select: add it to --jobs, or drop the option",
+                        ps->job_opt[j], ld_jobs[j]->name);
+    if (!ld_stack_mode_supported((enum ld_stack_mode)o->stack_mode))
+        return fail(err, errlen,
+                    "--stack-mode copy needs the assembly context switch, and this "
+                    "build uses ucontext: use --stack-mode own");
     return 0;
 }
 
 enum ld_options_verdict ld_options_parse(ld_options *o, int argc, char *const *argv,
                                          char *err, size_t errlen)
 {
-    uint32_t strategies[LD_MAX_JOBS] = {0};
-    int have_strategies = 0, help = 0, version = 0;
+    parse_state ps;
+    memset(&ps, 0, sizeof ps);
     defaults(o);
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
-            fail(err, errlen, "unexpected argument '%s': options start with --", arg);
+    for (int i = 1; i < argc; i++)
+        if (parse_arg(o, &ps, argc, argv, &i, err, errlen) != 0)
             return LD_OPTIONS_INVALID;
-        }
-        const char *eq = strchr(arg + 2, '=');
-        size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-        const option *opt = find_option(arg + 2, len);
-        if (!opt) {
-            fail(err, errlen, "unknown option '%.*s' (try --help)", (int)(len + 2), arg);
-            return LD_OPTIONS_INVALID;
-        }
-        if (strcmp(opt->name, "help") == 0 || strcmp(opt->name, "version") == 0) {
-            *(opt->name[0] == 'h' ? &help : &version) = 1;
-            continue;
-        }
-        const char *v = eq ? eq + 1 : NULL;
-        if (opt->kind != K_FLAG && !v) {
-            if (i + 1 >= argc) {
-                fail(err, errlen, "--%s needs a value (%s)", opt->name, opt->metavar);
-                return LD_OPTIONS_INVALID;
-            }
-            v = argv[++i];
-        } else if (opt->kind == K_FLAG && v) {
-            fail(err, errlen, "--%s takes no value", opt->name);
-            return LD_OPTIONS_INVALID;
-        }
-        if (apply(o, strategies, &have_strategies, opt, v, err, errlen) != 0)
-            return LD_OPTIONS_INVALID;
-    }
-    if (help)
+    if (ps.help)
         return LD_OPTIONS_HELP;
-    if (version)
+    if (ps.version)
         return LD_OPTIONS_VERSION;
-    if (check_together(o, strategies, have_strategies, err, errlen) != 0)
+    if (ps.schema)
+        return LD_OPTIONS_SCHEMA;
+    if (check_together(o, &ps, err, errlen) != 0)
         return LD_OPTIONS_INVALID;
     return LD_OPTIONS_RUN;
 }
 
 /* Whether a test-only fault aimed at `target` falls on the rank these options run on. */
-static int aimed_here(const ld_options *o, unsigned target)
+static int aimed_here(const ld_options *o, uint64_t target)
 {
-    return o->rank >= 0 && (unsigned)o->rank == target;
+    return o->rank >= 0 && (uint64_t)o->rank == target;
 }
 
-void ld_options_job_config(const ld_options *o, const ld_cpus *cpus, ld_job_config *cfg)
+void ld_options_job_config(const ld_options *o, size_t j, const ld_cpus *cpus,
+                           ld_job_config *cfg)
 {
-    double slow = aimed_here(o, o->test_slow_rank) ? o->test_slow_factor : 1;
     *cfg = (ld_job_config){
         .seed = o->seed,
-        .sims = o->sims,
-        .latency_scale = o->latency_scale * slow,
-        .fail_rate = o->fail_rate,
-        .pin_fraction = o->pin_fraction,
-        .pool_size = o->pool_size,
-        .carriers = o->carriers,
-        .workers = o->workers,
+        .carriers = (unsigned)o->carriers,
+        .workers = (unsigned)o->workers,
         .stack_size = (size_t)o->stack_kib * 1024,
-        .stack_mode = o->stack_mode,
-        .var_kernel = o->var_kernel,
+        .stack_mode = (enum ld_stack_mode)o->stack_mode,
         .trace_pinning_ns = o->trace_pinning ? (int64_t)(o->trace_threshold_ms * 1e6) : 0,
-        .micro_max = (size_t)o->micro_max,
         .cold_stacks = o->cold_stacks,
+        .slow_factor = aimed_here(o, o->test_slow_rank) ? o->test_slow_factor : 1,
         .test_overflow = aimed_here(o, o->test_overflow_rank),
+        .opts = o->job_config[j],
         .cpus = cpus,
     };
 }
 
+/* One option's line: "  --name METAVAR    help". */
+static void usage_line(FILE *out, const char *name, const char *metavar, const char *help)
+{
+    char lhs[64];
+    snprintf(lhs, sizeof lhs, "--%s%s%s", name, metavar ? " " : "",
+             metavar ? metavar : "");
+    fprintf(out, "  %-26s %s\n", lhs, help);
+}
+
+static void usage_opts(FILE *out, const ld_opt *opts, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (!(opts[k].flags & LD_OPT_HIDDEN))
+            usage_line(out, opts[k].name, opts[k].metavar, opts[k].help);
+}
+
+/* Each job: its summary, its options, its strategies. */
 static void usage_jobs(FILE *out)
 {
-    fprintf(out, "\nJobs and their strategies:\n");
     for (size_t j = 0; j < ld_njobs; j++) {
-        fprintf(out, "  %s: %s\n", ld_jobs[j]->name, ld_jobs[j]->summary);
-        for (size_t s = 0; s < ld_jobs[j]->nstrategies; s++)
-            fprintf(out, "    %-14s %s\n", ld_jobs[j]->strategies[s].name,
-                    ld_jobs[j]->strategies[s].summary);
+        const ld_job *job = ld_jobs[j];
+        fprintf(out, "\nJob %s%s: %s\n", job->name,
+                job->opt_in ? " (only when --jobs names it)" : "", job->summary);
+        usage_opts(out, job->opts, job->nopts);
+        if (job->notes)
+            fprintf(out, "  %s\n", job->notes);
+        fprintf(out, "  strategies:\n");
+        for (size_t s = 0; s < job->nstrategies; s++)
+            fprintf(out, "    %-14s %s\n", job->strategies[s].name,
+                    job->strategies[s].summary);
     }
 }
 
@@ -444,15 +492,9 @@ void ld_options_usage(FILE *out)
                  "selected strategy on its share, and the results go into one HDF5 file\n"
                  "written collectively, renamed into place only when complete.\n\n"
                  "Options (--name VALUE or --name=VALUE):\n");
-    for (size_t i = 0; i < NOPTIONS; i++) {
-        if (!options[i].help)
-            continue; /* test-only */
-        char lhs[64];
-        snprintf(lhs, sizeof lhs, "--%s%s%s", options[i].name,
-                 options[i].metavar ? " " : "",
-                 options[i].metavar ? options[i].metavar : "");
-        fprintf(out, "  %-26s %s\n", lhs, options[i].help);
-    }
+    usage_opts(out, common, NCOMMON);
+    for (size_t i = 0; i < NSPECIALS; i++)
+        usage_line(out, specials[i].name, specials[i].metavar, specials[i].help);
     usage_jobs(out);
     fprintf(out,
             "\nMemory: the green strategies keep one green thread per trade. In copy\n"
@@ -466,7 +508,7 @@ void ld_options_usage(FILE *out)
             "what vm.max_map_count allows for guard pages, own stacks are\n"
             "canary-checked. A run whose trades need more than 90%% of MemAvailable\n"
             "(or of the cgroup's memory.max) fails before it starts, naming the\n"
-            "limit. micro needs --micro-max x 4.5 KiB.\n");
+            "limit.\n");
     fprintf(out,
             "\nExit status: 0 on success, 2 for a bad option or an output that cannot\n"
             "be written, 1 for a failure during the run.\n");

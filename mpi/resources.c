@@ -48,14 +48,15 @@ static long long cgroup_room(void)
 }
 
 /* The most any selected job needs at once on this rank: jobs run one after another. */
-static unsigned long long rank_need(const ld_options *o, const ld_job_config *cfg,
-                                    size_t n)
+static unsigned long long rank_need(const ld_options *o, const ld_node *node, size_t n)
 {
     unsigned long long need = 0;
     for (size_t j = 0; j < ld_njobs; j++) {
         if (!o->selected[j] || !ld_jobs[j]->resident_bytes)
             continue;
-        unsigned long long b = ld_jobs[j]->resident_bytes(cfg, n);
+        ld_job_config cfg;
+        ld_options_job_config(o, j, &node->cpus, &cfg);
+        unsigned long long b = ld_jobs[j]->resident_bytes(&cfg, n);
         need = b > need ? b : need;
     }
     return need;
@@ -63,10 +64,10 @@ static unsigned long long rank_need(const ld_options *o, const ld_job_config *cf
 
 /* Every rank reaches the same verdict from the same reduced numbers: the largest
  * rank's need times the ranks on a node, against the smallest room any rank sees. */
-int ld_resources_check(MPI_Comm comm, const ld_options *o, const ld_job_config *cfg,
-                       const ld_node *node, const ld_share *share)
+int ld_resources_check(MPI_Comm comm, const ld_options *o, const ld_node *node,
+                       const ld_share *share)
 {
-    unsigned long long need = rank_need(o, cfg, share->n);
+    unsigned long long need = rank_need(o, node, share->n);
     long long avail = mem_available(), room = cgroup_room();
     int rank, from_cgroup = room >= 0 && (avail < 0 || room < avail);
     if (from_cgroup)

@@ -13,8 +13,8 @@
 /* Collective: the resident memory the selected jobs need on each node, against the
  * node's MemAvailable and the cgroup's memory.max. Returns 0, or -1 on every rank with
  * one message from rank 0. */
-int ld_resources_check(MPI_Comm comm, const ld_options *o, const ld_job_config *cfg,
-                       const ld_node *node, const ld_share *share);
+int ld_resources_check(MPI_Comm comm, const ld_options *o, const ld_node *node,
+                       const ld_share *share);
 
 /* vm.max_map_count, or -1 when it cannot be read. */
 long ld_resources_max_map_count(void);

@@ -29,7 +29,7 @@ static uint64_t page_bytes(void)
 /* Whether any selected strategy runs on carriers, where each trade gets a stack. */
 static int selects_carriers(const ld_options *o)
 {
-    for (size_t j = 0; j < ld_njobs && j < LD_MAX_JOBS; j++)
+    for (size_t j = 0; j < ld_njobs; j++)
         for (size_t s = 0; s < ld_jobs[j]->nstrategies; s++)
             if ((o->selected[j] >> s & 1u) &&
                 ld_jobs[j]->strategies[s].threading == LD_ON_CARRIERS)
@@ -82,7 +82,8 @@ static int stacks_fit(const ld_options *o, int rank, int size, char *err, size_t
     if (copy)
         snprintf(what, sizeof what, "chunks of %u bytes", LD_GT_STACK_CHUNK);
     else
-        snprintf(what, sizeof what, "stacks of %u KiB", o->stack_kib);
+        snprintf(what, sizeof what, "stacks of %llu KiB",
+                 (unsigned long long)o->stack_kib);
     snprintf(err, errlen,
              "rank %d needs %s of address space for %llu green-thread %s, but %s leaves "
              "it %s: use more ranks or fewer --trades%s",
@@ -105,22 +106,29 @@ int ld_room_stacks(MPI_Comm comm, const ld_options *o, char *err, size_t errlen)
     return -1;
 }
 
+/* The bytes of one task's row across a job's declared columns. */
+static uint64_t row_bytes(const ld_job *job)
+{
+    uint64_t bytes = 0;
+    for (size_t c = 0; c < job->ncolumns; c++)
+        bytes += ld_col_bytes(job->columns[c].type);
+    return bytes;
+}
+
 /* Per trade in /trades: id, side, quantity, price, notional, counterparty and rank;
- * per trade and strategy: settle's status, failed check and latency, or var's VaR;
- * per iteration, rank and strategy: at most ten int64 metrics. HDF5's object headers,
- * heaps and B-trees come on top, a few KiB per group and dataset, and a quarter more
- * covers what the estimate misses. */
+ * per trade and strategy: the job's declared columns; per iteration, rank and
+ * strategy: the metrics, percentiles and figures, a few dozen values. HDF5's object
+ * headers, heaps and B-trees come on top, a few KiB per group and dataset, and a
+ * quarter more covers what the estimate misses. */
 uint64_t ld_room_output_bytes(const ld_options *o, int ranks)
 {
     uint64_t bytes = 32768 + (uint64_t)ranks * 128 + o->trades * 37;
-    for (size_t j = 0; j < ld_njobs && j < LD_MAX_JOBS; j++) {
-        unsigned fields = ld_jobs[j]->fields;
-        uint64_t per_trade =
-            (fields & LD_FIELDS_SETTLE ? 10u : 0u) + (fields & LD_FIELDS_VAR ? 8u : 0u);
+    for (size_t j = 0; j < ld_njobs; j++) {
+        uint64_t per_trade = row_bytes(ld_jobs[j]);
         for (size_t s = 0; s < ld_jobs[j]->nstrategies; s++)
             if (o->selected[j] >> s & 1u)
                 bytes += 8192 + o->trades * per_trade +
-                         (uint64_t)o->iterations * (uint64_t)ranks * 10 * 8;
+                         (uint64_t)o->iterations * (uint64_t)ranks * 32 * 8;
     }
     return bytes + bytes / 4;
 }

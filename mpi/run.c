@@ -23,26 +23,38 @@ static size_t count_selected(const ld_options *o)
     return n;
 }
 
-/* The rank's latency percentiles of one iteration, from a sorted copy. */
-static void latency_percentiles(const ld_trade_result *res, size_t n, int64_t *pct)
+/* The rank's percentiles of one column in one iteration, from a sorted copy. */
+static void column_percentiles(const ld_column *c, const ld_record *r, size_t n,
+                               int64_t *pct)
 {
-    int64_t *lat = malloc((n ? n : 1) * sizeof *lat);
-    if (!lat) {
+    int64_t *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v) {
         memset(pct, 0, LD_PCTS * sizeof *pct);
         return;
     }
     for (size_t i = 0; i < n; i++)
-        lat[i] = res[i].latency_ns;
-    ld_sort_i64(lat, n);
-    pct[LD_PCT_P50] = ld_percentile_sorted(lat, n, 0.50);
-    pct[LD_PCT_P99] = ld_percentile_sorted(lat, n, 0.99);
-    pct[LD_PCT_MAX] = n ? lat[n - 1] : 0;
-    free(lat);
+        v[i] = ld_col_i64(c, (const char *)r->results + i * r->job->result_size);
+    ld_sort_i64(v, n);
+    pct[LD_PCT_P50] = ld_percentile_sorted(v, n, 0.50);
+    pct[LD_PCT_P99] = ld_percentile_sorted(v, n, 0.99);
+    pct[LD_PCT_MAX] = n ? v[n - 1] : 0;
+    free(v);
+}
+
+/* Everything a measured iteration leaves: its metrics, figures and percentiles. */
+static void keep_iteration(ld_record *r, unsigned at, const ld_metrics *m,
+                           const ld_figures *figs, size_t n)
+{
+    r->metrics[at] = *m;
+    r->figures[at] = *figs;
+    for (size_t k = 0; k < r->npct; k++)
+        column_percentiles(ld_job_column(r->job, LD_COL_PERCENTILES, k), r, n,
+                           ld_record_pct(r, at, k));
 }
 
 /* Rank 0 tells the user what is running: long runs must not look hung. */
 static void progress(MPI_Comm comm, const ld_options *o, const ld_record *r, unsigned it,
-                     int64_t wall_ns)
+                     unsigned warmup, int64_t wall_ns)
 {
     int64_t makespan;
     MPI_Reduce(&wall_ns, &makespan, 1, MPI_INT64_T, MPI_MAX, 0, comm);
@@ -50,9 +62,9 @@ static void progress(MPI_Comm comm, const ld_options *o, const ld_record *r, uns
     MPI_Comm_rank(comm, &rank);
     if (rank == 0 && !o->quiet)
         fprintf(stderr, "loomdist: %s/%s %s %u/%u: %.1f ms\n", r->job->name,
-                r->strategy->name, it < o->warmup ? "warm-up" : "iteration",
-                it < o->warmup ? it + 1 : it - o->warmup + 1,
-                it < o->warmup ? o->warmup : o->iterations, (double)makespan / 1e6);
+                r->strategy->name, it < warmup ? "warm-up" : "iteration",
+                it < warmup ? it + 1 : it - warmup + 1,
+                it < warmup ? warmup : (unsigned)o->iterations, (double)makespan / 1e6);
 }
 
 /* A strategy that failed says why on stderr, naming the limit it hit when the kernel
@@ -81,13 +93,17 @@ static void say_failure(MPI_Comm comm, const ld_record *r, int rc)
 
 /* Warm-up and measured iterations of one strategy, all ranks in step. */
 static int run_strategy(MPI_Comm comm, const ld_options *o, const ld_job_config *cfg,
-                        const ld_share *share, const void *prepared, ld_record *r)
+                        const ld_share *share, const void *prepared, unsigned warmup,
+                        ld_record *r)
 {
-    unsigned total = o->warmup + o->iterations;
-    r->metrics = calloc(o->iterations, sizeof *r->metrics);
-    r->pct = calloc(o->iterations, sizeof *r->pct);
-    r->figures = calloc(o->iterations, sizeof *r->figures);
-    r->results = calloc(share->n ? share->n : 1, sizeof *r->results);
+    unsigned its = (unsigned)o->iterations, total = warmup + its;
+    while (ld_job_column(r->job, LD_COL_PERCENTILES, r->npct))
+        r->npct++;
+    r->metrics = calloc(its, sizeof *r->metrics);
+    r->pct = calloc(its * (r->npct ? r->npct : 1), sizeof *r->pct);
+    r->figures = calloc(its, sizeof *r->figures);
+    r->results =
+        calloc(share->n ? share->n : 1, r->job->result_size ? r->job->result_size : 1);
     int ok = r->metrics && r->pct && r->figures && r->results;
     for (unsigned it = 0; ok && it < total; it++) {
         ld_metrics m;
@@ -101,70 +117,78 @@ static int run_strategy(MPI_Comm comm, const ld_options *o, const ld_job_config 
         MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
         if (!ok)
             break;
-        progress(comm, o, r, it, m.wall_ns);
-        if (it >= o->warmup) {
-            r->metrics[it - o->warmup] = m;
-            r->figures[it - o->warmup] = figs;
-            if (r->job->fields & LD_FIELDS_SETTLE)
-                latency_percentiles(r->results, share->n, r->pct[it - o->warmup]);
-        }
+        progress(comm, o, r, it, warmup, m.wall_ns);
+        if (it >= warmup)
+            keep_iteration(r, it - warmup, &m, &figs, share->n);
     }
-    r->iterations = o->iterations;
+    r->iterations = its;
     return ok ? 0 : -1;
 }
 
-/* One strategy with a stack pool of its own: its iterations reuse the stacks, and the
- * pool goes with it, so no later strategy's memory column carries its stacks. */
-static int run_pooled(MPI_Comm comm, const ld_options *o, const ld_job_config *job_cfg,
-                      const ld_share *share, const void *prepared, ld_record *r)
+/* One strategy with a stack depot of its own: its iterations reuse the stacks, and the
+ * depot goes with it, so no later strategy's memory column carries its stacks. */
+static int run_with_stacks(MPI_Comm comm, const ld_options *o,
+                           const ld_job_config *job_cfg, const ld_share *share,
+                           const void *prepared, unsigned warmup, ld_record *r)
 {
     ld_job_config cfg = *job_cfg;
     int ok = ld_stack_depot_create(&cfg.stacks, cfg.stack_size, cfg.stack_mode) == 0;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
     if (ok)
-        ok = run_strategy(comm, o, &cfg, share, prepared, r) == 0;
+        ok = run_strategy(comm, o, &cfg, share, prepared, warmup, r) == 0;
     if (cfg.stacks)
         ld_stack_depot_destroy(cfg.stacks);
     return ok ? 0 : -1;
 }
 
+/* The warm-up a strategy gets: --warmup, or, when that is 0, one iteration for the
+ * first strategy of a job with a baseline, so that the speedups over the baseline
+ * do not carry the first run's cold caches and page faults. */
+static unsigned warmup_of(const ld_options *o, const ld_job *job, int first)
+{
+    if (o->warmup > 0 || !first || !ld_job_reports(job, LD_REPORT_SPEEDUP))
+        return (unsigned)o->warmup;
+    return 1;
+}
+
 /* One job: prepare once, then each selected strategy in table order. */
-static int run_job(MPI_Comm comm, const ld_options *o, const ld_job_config *job_cfg,
+static int run_job(MPI_Comm comm, const ld_options *o, const ld_node *node,
                    const ld_share *share, size_t j, ld_record *rec, size_t *at)
 {
     const ld_job *job = ld_jobs[j];
-    const ld_job_config *cfg = job_cfg;
+    ld_job_config cfg;
+    ld_options_job_config(o, j, &node->cpus, &cfg);
     void *prepared = NULL;
     int64_t bound = 0;
-    int ok = job->prepare(cfg, share->trades, share->n, &prepared, &bound) == 0;
+    int ok = !job->prepare ||
+             job->prepare(&cfg, share->trades, share->n, &prepared, &bound) == 0;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
     MPI_Allreduce(MPI_IN_PLACE, &bound, 1, MPI_INT64_T, MPI_MAX, comm);
+    size_t first = *at;
     for (size_t s = 0; ok && s < job->nstrategies; s++) {
         if (!selected(o, j, s))
             continue;
         ld_record *r = &rec[(*at)++];
         *r = (ld_record){.job = job, .strategy = &job->strategies[s], .bound_ns = bound};
-        r->threads = ld_job_threads(cfg, r->strategy);
-        ok = run_pooled(comm, o, cfg, share, prepared, r) == 0;
+        r->threads = ld_job_threads(job, &cfg, r->strategy);
+        ok = run_with_stacks(comm, o, &cfg, share, prepared,
+                             warmup_of(o, job, *at - 1 == first), r) == 0;
     }
-    if (prepared)
-        job->release(prepared);
+    free(prepared);
     return ok ? 0 : -1;
 }
 
 int ld_run_all(MPI_Comm comm, const ld_options *o, const ld_node *node,
                const ld_share *share, ld_run *run)
 {
-    ld_job_config cfg;
-    ld_options_job_config(o, &node->cpus, &cfg);
     run->n = 0;
     run->rec = calloc(count_selected(o) + 1, sizeof *run->rec);
     if (!run->rec)
         return -1;
-    if (ld_resources_check(comm, o, &cfg, node, share) != 0)
+    if (ld_resources_check(comm, o, node, share) != 0)
         return -1;
     for (size_t j = 0; j < ld_njobs; j++)
-        if (o->selected[j] && run_job(comm, o, &cfg, share, j, run->rec, &run->n) != 0)
+        if (o->selected[j] && run_job(comm, o, node, share, j, run->rec, &run->n) != 0)
             return -1;
     return 0;
 }

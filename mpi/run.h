@@ -14,14 +14,21 @@ enum { LD_PCT_P50, LD_PCT_P99, LD_PCT_MAX, LD_PCTS };
 typedef struct ld_record {
     const ld_job *job;
     const ld_strategy *strategy;
-    unsigned threads;         /* OS threads it runs on: carriers, workers or pool */
-    int64_t bound_ns;         /* the job's lower bound, the max across ranks; 0: none */
-    unsigned iterations;      /* measured ones */
-    ld_metrics *metrics;      /* [iterations] */
-    int64_t (*pct)[LD_PCTS];  /* [iterations]: settle latency percentiles */
-    ld_figures *figures;      /* [iterations]: named figures, for jobs that report them */
-    ld_trade_result *results; /* [share->n], from the last iteration */
+    unsigned threads;        /* OS threads it runs on: carriers, workers or its own */
+    int64_t bound_ns;        /* the job's lower bound, the max across ranks; 0: none */
+    unsigned iterations;     /* measured ones */
+    ld_metrics *metrics;     /* [iterations] */
+    size_t npct;             /* the job's LD_COL_PERCENTILES columns */
+    int64_t (*pct)[LD_PCTS]; /* [iterations * npct]: their percentiles on this rank */
+    ld_figures *figures;     /* [iterations]: named figures, for jobs that report them */
+    void *results; /* [share->n] of the job's result struct, from the last iteration */
 } ld_record;
+
+/* The percentiles of percentile column k in measured iteration it. */
+static inline int64_t *ld_record_pct(const ld_record *r, unsigned it, size_t k)
+{
+    return r->pct[(size_t)it * r->npct + k];
+}
 
 typedef struct ld_run {
     ld_record *rec;

@@ -1,9 +1,15 @@
-/* table.c: per job, one row per strategy: Strategy, Tasks, Time (ms), Throughput
- * (ops/s), Peak OS Threads, Memory, as the seed study printed them, plus what it left
- * out: the spread across iterations, the imbalance across ranks, and each job's own
- * yardstick (the critical path for settle, sequential time for var). */
+/* table.c: per job, one row per strategy, in the columns the job declares (the seed
+ * study's Strategy, Tasks, Time (ms), Throughput (ops/s), Peak OS Threads, Memory,
+ * plus the imbalance across ranks); then, unless --quiet, a detail line per strategy
+ * with the derived figures the job declares: its lower bound, percentiles of its
+ * columns, time per trade, speedup over its own baseline. Named figures get a table
+ * of their own.
+ *
+ * One basis throughout: times are means over the measured iterations (per rank, then
+ * across ranks); peaks are the largest over the iterations. */
 #include "table.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,52 +17,77 @@
 
 /* One strategy, reduced across ranks (on rank 0) and summarised across iterations. */
 typedef struct row {
-    ld_summary makespan_ms; /* the slowest rank's wall time */
+    ld_summary makespan_ms; /* the slowest rank's wall time, per iteration */
     double imbalance;       /* mean over iterations of max/avg wall across ranks */
-    int64_t peak_threads;   /* the most any rank had */
-    double rss_total_mib, rss_max_mib;
-    double wall_min_ms, wall_avg_ms, wall_max_ms; /* across ranks, last iteration */
-    double cpu_s;                                 /* user + system, all ranks */
-    int64_t p50, p99, max;
-    double figures[LD_FIGURES_MAX]; /* mean over iterations and ranks */
+    int64_t peak_threads;   /* the most any one rank had, in any iteration */
+    double rss_total_mib;   /* the largest sum over ranks of peak RSS, any iteration */
+    double rss_max_mib;     /* the largest peak RSS of one rank, any iteration */
+    double wall_min_ms, wall_avg_ms, wall_max_ms; /* across ranks of per-rank means */
+    double cpu_s;                                 /* user + system, all ranks, mean */
+    int have_pct;                                 /* the gather below succeeded */
+    int64_t pct[LD_REPORTS_MAX][LD_PCTS]; /* percentile columns, all trades, last it. */
+    double figures[LD_FIGURES_MAX];       /* mean over iterations and ranks */
 } row;
-
-/* Reduce one metric column across ranks: max and sum, per iteration. */
-static void reduce_iter(MPI_Comm comm, const ld_record *r, size_t field, int64_t *max,
-                        int64_t *sum)
-{
-    for (unsigned it = 0; it < r->iterations; it++) {
-        int64_t v = ((const int64_t *)&r->metrics[it])[field];
-        MPI_Reduce(&v, &max[it], 1, MPI_INT64_T, MPI_MAX, 0, comm);
-        MPI_Reduce(&v, &sum[it], 1, MPI_INT64_T, MPI_SUM, 0, comm);
-    }
-}
 
 #define FIELD(name) (offsetof(ld_metrics, name) / sizeof(int64_t))
 
-/* Gather the last iteration's latencies on rank 0 for percentiles over all trades. */
-static void global_latencies(MPI_Comm comm, const ld_options *o, const ld_share *share,
-                             const ld_record *r, row *out)
+/* One metric per iteration, reduced across ranks with op into out[iterations]. */
+static void reduce_iter(MPI_Comm comm, const ld_record *r, size_t field, MPI_Op op,
+                        int64_t *out)
+{
+    for (unsigned it = 0; it < r->iterations; it++) {
+        int64_t v = ld_metrics_get(&r->metrics[it], field);
+        MPI_Reduce(&v, &out[it], 1, MPI_INT64_T, op, 0, comm);
+    }
+}
+
+static int64_t largest(const int64_t *v, unsigned n)
+{
+    int64_t m = 0;
+    for (unsigned i = 0; i < n; i++)
+        m = v[i] > m ? v[i] : m;
+    return m;
+}
+
+/* This rank's mean of one metric over the iterations. */
+static double rank_mean(const ld_record *r, size_t field)
+{
+    double sum = 0;
+    for (unsigned it = 0; it < r->iterations; it++)
+        sum += (double)ld_metrics_get(&r->metrics[it], field);
+    return r->iterations ? sum / r->iterations : 0;
+}
+
+/* Percentile column k's values from every rank, last iteration, on rank 0. Every rank
+ * learns first whether rank 0 could hold them, so the gather is all or nothing. */
+static void gather_percentiles(MPI_Comm comm, const ld_options *o, const ld_share *share,
+                               const ld_record *r, size_t k, row *out)
 {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
+    const ld_column *c = ld_job_column(r->job, LD_COL_PERCENTILES, k);
     int64_t *mine = malloc((share->n ? share->n : 1) * sizeof *mine);
     int *counts = rank == 0 ? malloc((size_t)size * sizeof *counts) : NULL;
     int *displs = rank == 0 ? malloc((size_t)size * sizeof *displs) : NULL;
     int64_t *all = rank == 0 ? malloc(o->trades * sizeof *all) : NULL;
-    for (size_t i = 0; mine && i < share->n; i++)
-        mine[i] = r->results[i].latency_ns;
-    int n = (int)share->n;
-    MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
-    for (int k = 0, at = 0; rank == 0 && k < size; at += counts[k++])
-        displs[k] = at;
-    MPI_Gatherv(mine, n, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, comm);
-    if (rank == 0) {
+    int ok = mine && (rank != 0 || (counts && displs && all));
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    out->have_pct = ok;
+    if (ok) {
+        for (size_t i = 0; i < share->n; i++)
+            mine[i] = ld_col_i64(c, (const char *)r->results + i * r->job->result_size);
+        int n = (int)share->n;
+        MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
+        for (int q = 0, at = 0; rank == 0 && q < size; at += counts[q++])
+            displs[q] = at;
+        MPI_Gatherv(mine, n, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, comm);
+    }
+    if (ok && rank == 0) {
         ld_sort_i64(all, o->trades);
-        out->p50 = ld_percentile_sorted(all, o->trades, 0.50);
-        out->p99 = ld_percentile_sorted(all, o->trades, 0.99);
-        out->max = all[o->trades - 1];
+        out->pct[k][LD_PCT_P50] = ld_percentile_sorted(all, o->trades, 0.50);
+        out->pct[k][LD_PCT_P99] = ld_percentile_sorted(all, o->trades, 0.99);
+        out->pct[k][LD_PCT_MAX] = all[o->trades - 1];
     }
     free(mine);
     free(counts);
@@ -80,41 +111,66 @@ static void reduce_figures(MPI_Comm comm, const ld_record *r, row *out)
         MPI_Reduce(mine, out->figures, (int)n, MPI_DOUBLE, MPI_SUM, 0, comm);
 }
 
-static void reduce_row(MPI_Comm comm, const ld_options *o, const ld_share *share,
-                       const ld_record *r, row *out)
+/* The per-rank means of wall and CPU time, spread across ranks. */
+static void reduce_means(MPI_Comm comm, const ld_record *r, row *out)
+{
+    int size;
+    MPI_Comm_size(comm, &size);
+    double wall = rank_mean(r, FIELD(wall_ns)) / 1e6, min = 0, sum = 0, max = 0;
+    double cpu = (rank_mean(r, FIELD(utime_us)) + rank_mean(r, FIELD(stime_us))) / 1e6;
+    MPI_Reduce(&wall, &min, 1, MPI_DOUBLE, MPI_MIN, 0, comm);
+    MPI_Reduce(&wall, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
+    MPI_Reduce(&wall, &max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+    MPI_Reduce(&cpu, &out->cpu_s, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
+    out->wall_min_ms = min;
+    out->wall_avg_ms = sum / size;
+    out->wall_max_ms = max;
+}
+
+/* Makespan and imbalance per iteration, then the peaks over iterations. Returns -1
+ * (on every rank) when rank 0 has no room to reduce into. */
+static int reduce_iterations(MPI_Comm comm, const ld_record *r, row *out)
 {
     unsigned its = r->iterations;
     int size;
     MPI_Comm_size(comm, &size);
     int64_t *max = calloc(its, sizeof *max), *sum = calloc(its, sizeof *sum);
     double *ms = calloc(its, sizeof *ms);
-    memset(out, 0, sizeof *out);
-    reduce_iter(comm, r, FIELD(wall_ns), max, sum);
-    int64_t last = r->metrics[its - 1].wall_ns, min_last = 0;
-    MPI_Reduce(&last, &min_last, 1, MPI_INT64_T, MPI_MIN, 0, comm);
-    out->wall_min_ms = (double)min_last / 1e6;
-    out->wall_avg_ms = (double)sum[its - 1] / size / 1e6;
-    out->wall_max_ms = (double)max[its - 1] / 1e6;
-    for (unsigned it = 0; it < its; it++) {
-        ms[it] = (double)max[it] / 1e6;
-        out->imbalance += sum[it] ? (double)max[it] * size / (double)sum[it] / its : 0;
+    int ok = max && sum && ms;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    if (ok) {
+        reduce_iter(comm, r, FIELD(wall_ns), MPI_MAX, max);
+        reduce_iter(comm, r, FIELD(wall_ns), MPI_SUM, sum);
+        for (unsigned it = 0; it < its; it++) {
+            ms[it] = (double)max[it] / 1e6;
+            out->imbalance +=
+                sum[it] ? (double)max[it] * size / (double)sum[it] / its : 0;
+        }
+        out->makespan_ms = ld_summarize(ms, its);
+        reduce_iter(comm, r, FIELD(peak_threads), MPI_MAX, max);
+        out->peak_threads = largest(max, its);
+        reduce_iter(comm, r, FIELD(peak_rss_kib), MPI_SUM, sum);
+        reduce_iter(comm, r, FIELD(peak_rss_kib), MPI_MAX, max);
+        out->rss_total_mib = (double)largest(sum, its) / 1024;
+        out->rss_max_mib = (double)largest(max, its) / 1024;
     }
-    out->makespan_ms = ld_summarize(ms, its);
-    reduce_iter(comm, r, FIELD(peak_threads), max, sum);
-    out->peak_threads = max[its - 1];
-    reduce_iter(comm, r, FIELD(peak_rss_kib), max, sum);
-    out->rss_total_mib = (double)sum[its - 1] / 1024;
-    out->rss_max_mib = (double)max[its - 1] / 1024;
-    reduce_iter(comm, r, FIELD(utime_us), max, sum);
-    out->cpu_s = (double)sum[its - 1] / 1e6;
-    reduce_iter(comm, r, FIELD(stime_us), max, sum);
-    out->cpu_s += (double)sum[its - 1] / 1e6;
-    if (r->job->fields & LD_FIELDS_SETTLE)
-        global_latencies(comm, o, share, r, out);
-    reduce_figures(comm, r, out);
     free(max);
     free(sum);
     free(ms);
+    return ok ? 0 : -1;
+}
+
+static int reduce_row(MPI_Comm comm, const ld_options *o, const ld_share *share,
+                      const ld_record *r, row *out)
+{
+    memset(out, 0, sizeof *out);
+    if (reduce_iterations(comm, r, out) != 0)
+        return -1;
+    reduce_means(comm, r, out);
+    for (size_t k = 0; k < r->npct && k < LD_REPORTS_MAX; k++)
+        gather_percentiles(comm, o, share, r, k, out);
+    reduce_figures(comm, r, out);
+    return 0;
 }
 
 /* "431.2" alone, or "431.2 ± 3.1" once there are enough iterations for a CI. */
@@ -126,69 +182,218 @@ static void format_time(const ld_summary *s, char *out, size_t len)
         snprintf(out, len, "%.1f", s->mean);
 }
 
-static void print_header(FILE *out, const ld_record *r)
+/* Each main-table column: its header, its width, and how a row fills it. */
+typedef struct table_col {
+    const char *header;
+    int width;
+} table_col;
+
+static const table_col table_cols[] = {
+    [LD_TABLE_TASKS] = {"Tasks", 9},
+    [LD_TABLE_TIME] = {"Time (ms)", 18},
+    [LD_TABLE_THROUGHPUT] = {"Throughput (ops/s)", 18},
+    [LD_TABLE_THREADS] = {"Peak OS Threads (max rank)", 26},
+    [LD_TABLE_MEMORY] = {"Memory MiB: all ranks (max rank)", 32},
+    [LD_TABLE_IMBALANCE] = {"Imbalance", 9},
+};
+
+static void print_header(FILE *out, const ld_job *job)
 {
-    fprintf(out, "\n%s: %s\n", r->job->name, r->job->summary);
-    fprintf(out, "%-14s %9s %18s %18s %15s %22s %9s\n", "Strategy", "Tasks", "Time (ms)",
-            "Throughput (ops/s)", "Peak OS Threads", "Memory (MiB, max/rank)",
-            "Imbalance");
+    fprintf(out, "\n%s: %s\n%-14s", job->name, job->summary, "Strategy");
+    for (size_t k = 0; k < LD_TABLE_COLS_MAX && job->table[k] != LD_TABLE_END; k++)
+        fprintf(out, " %*s", table_cols[job->table[k]].width,
+                table_cols[job->table[k]].header);
+    fprintf(out, "\n");
+}
+
+static void format_cell(enum ld_table_col c, const ld_options *o, const row *w,
+                        char *cell, size_t len)
+{
+    switch (c) {
+    case LD_TABLE_TASKS:
+        snprintf(cell, len, "%llu", (unsigned long long)o->trades);
+        return;
+    case LD_TABLE_TIME:
+        format_time(&w->makespan_ms, cell, len);
+        return;
+    case LD_TABLE_THROUGHPUT:
+        snprintf(cell, len, "%.0f",
+                 w->makespan_ms.mean > 0 ? (double)o->trades / (w->makespan_ms.mean / 1e3)
+                                         : 0);
+        return;
+    case LD_TABLE_THREADS:
+        snprintf(cell, len, "%lld", (long long)w->peak_threads);
+        return;
+    case LD_TABLE_MEMORY:
+        snprintf(cell, len, "%.1f (%.1f)", w->rss_total_mib, w->rss_max_mib);
+        return;
+    case LD_TABLE_IMBALANCE:
+        snprintf(cell, len, "%.2f", w->imbalance);
+        return;
+    case LD_TABLE_END:
+        break;
+    }
+    cell[0] = '\0';
 }
 
 static void print_row(FILE *out, const ld_options *o, const ld_record *r, const row *w)
 {
-    char t[48];
-    format_time(&w->makespan_ms, t, sizeof t);
-    double thr =
-        w->makespan_ms.mean > 0 ? (double)o->trades / (w->makespan_ms.mean / 1e3) : 0;
-    char mem[48];
-    snprintf(mem, sizeof mem, "%.1f (%.1f)", w->rss_total_mib, w->rss_max_mib);
-    fprintf(out, "%-14s %9llu %18s %18.0f %15lld %22s %9.2f\n", r->strategy->name,
-            (unsigned long long)o->trades, t, thr, (long long)w->peak_threads, mem,
-            w->imbalance);
-}
-
-/* What every strategy's second line starts with: wall time across ranks and CPU. */
-static void print_spread(FILE *out, const ld_record *r, const row *w)
-{
-    fprintf(out, "  %-14s ranks %.1f/%.1f/%.1f ms (min/avg/max), CPU %.2f s;",
-            r->strategy->name, w->wall_min_ms, w->wall_avg_ms, w->wall_max_ms, w->cpu_s);
-}
-
-/* Each job's yardstick: settle against its critical path, var against sequential. */
-static void print_settle_extra(FILE *out, const ld_record *r, const row *w)
-{
-    double path = (double)r->bound_ns / 1e6;
-    print_spread(out, r, w);
-    fprintf(out,
-            " critical path %.1f ms, overhead %+.1f ms (%.3fx); latency p50 %.1f, "
-            "p99 %.1f, max %.1f ms\n",
-            path, w->makespan_ms.mean - path, path > 0 ? w->makespan_ms.mean / path : 0,
-            (double)w->p50 / 1e6, (double)w->p99 / 1e6, (double)w->max / 1e6);
-}
-
-/* A rank's wall time per trade it holds, and the speedup over sequential on the same
- * ranks; efficiency divides that by the threads each rank ran. */
-static void print_var_extra(FILE *out, const ld_options *o, const ld_record *r,
-                            const row *w, double seq_ms, int ranks)
-{
-    print_spread(out, r, w);
-    fprintf(out, " %.3f ms per trade per rank, %u thread(s) per rank",
-            w->makespan_ms.mean * ranks / (double)o->trades, r->threads);
-    if (seq_ms > 0)
-        fprintf(out, ", speedup %.2fx, parallel efficiency %.2f",
-                seq_ms / w->makespan_ms.mean, seq_ms / w->makespan_ms.mean / r->threads);
-    fprintf(out, "\n");
-}
-
-/* A strategy that reports named figures: each as name, value and unit, ranks averaged. */
-static void print_figures(FILE *out, const ld_record *r, const row *w)
-{
-    print_spread(out, r, w);
-    for (size_t k = 0; k < r->figures[0].n; k++) {
-        const ld_figure *f = &r->figures[0].v[k];
-        fprintf(out, "%s %s %.4g %s", k ? "," : "", f->name, w->figures[k], f->unit);
+    fprintf(out, "%-14s", r->strategy->name);
+    for (size_t k = 0; k < LD_TABLE_COLS_MAX && r->job->table[k] != LD_TABLE_END; k++) {
+        char cell[64];
+        format_cell(r->job->table[k], o, w, cell, sizeof cell);
+        fprintf(out, " %*s", table_cols[r->job->table[k]].width, cell);
     }
     fprintf(out, "\n");
+}
+
+/* The named figures of a job's strategies: Strategy, Figure, Value, Unit. */
+static void print_figures_table(FILE *out, const ld_run *run, const row *rows, size_t i,
+                                size_t end)
+{
+    fprintf(out, "\n%s figures (mean over iterations and ranks)\n",
+            run->rec[i].job->name);
+    fprintf(out, "%-14s %-22s %14s  %s\n", "Strategy", "Figure", "Value", "Unit");
+    for (; i < end; i++) {
+        const ld_record *r = &run->rec[i];
+        for (size_t k = 0; r->iterations && k < r->figures[0].n; k++)
+            fprintf(out, "%-14s %-22s %14.4g  %s\n", r->strategy->name,
+                    r->figures[0].v[k].name, rows[i].figures[k], r->figures[0].v[k].unit);
+    }
+}
+
+/* The lower bound the job declares, and how far the makespan is above it. */
+static void print_bound(FILE *out, const ld_record *r, const row *w)
+{
+    double bound = (double)r->bound_ns / 1e6;
+    fprintf(out, "; %s %.1f ms, overhead %+.1f ms (%.3fx)", r->job->bound_name, bound,
+            w->makespan_ms.mean - bound, bound > 0 ? w->makespan_ms.mean / bound : 0);
+}
+
+/* "latency p50 2.8, p99 4.4, max 4.6 ms" for each percentile column: a column in ns
+ * prints in ms, under its name less the unit's suffix. */
+static void print_percentiles(FILE *out, const ld_record *r, const row *w)
+{
+    for (size_t k = 0; k < r->npct && k < LD_REPORTS_MAX && w->have_pct; k++) {
+        const ld_column *c = ld_job_column(r->job, LD_COL_PERCENTILES, k);
+        int ns = strcmp(c->unit, "ns") == 0;
+        size_t len = strlen(c->name);
+        if (len > 3 && ns && strcmp(c->name + len - 3, "_ns") == 0)
+            len -= 3;
+        double div = ns ? 1e6 : 1;
+        fprintf(out, "; %.*s p50 %.1f, p99 %.1f, max %.1f %s", (int)len, c->name,
+                (double)w->pct[k][LD_PCT_P50] / div, (double)w->pct[k][LD_PCT_P99] / div,
+                (double)w->pct[k][LD_PCT_MAX] / div, ns ? "ms" : c->unit);
+    }
+}
+
+static void print_per_task(FILE *out, const ld_options *o, const ld_record *r,
+                           const row *w, int ranks)
+{
+    fprintf(out, "; %.3f ms per trade per rank, %u thread(s) per rank",
+            w->makespan_ms.mean * ranks / (double)o->trades, r->threads);
+}
+
+/* Speedup over the job's own baseline, said with what it can and cannot show: inside
+ * the two CIs it is noise; above the thread count it is no result at all. */
+static void print_speedup(FILE *out, const ld_record *r, const row *w, const row *base)
+{
+    if (!base || w->makespan_ms.mean <= 0)
+        return;
+    if (strcmp(r->strategy->name, r->job->baseline) == 0) {
+        fprintf(out, "; the baseline of the speedups");
+        return;
+    }
+    double speedup = base->makespan_ms.mean / w->makespan_ms.mean;
+    fprintf(out, "; speedup %.2fx over %s, parallel efficiency %.2f", speedup,
+            r->job->baseline, speedup / r->threads);
+    if (speedup > r->threads)
+        fprintf(out,
+                " [above its %u thread(s): not a result; try --warmup 1 and "
+                "--iterations 3]",
+                r->threads);
+    else if (w->makespan_ms.n < 3 || base->makespan_ms.n < 3)
+        fprintf(out, " (noise unknown below 3 iterations)");
+    else if (fabs(speedup - 1) <=
+             speedup * (w->makespan_ms.half_width / w->makespan_ms.mean +
+                        base->makespan_ms.half_width / base->makespan_ms.mean))
+        fprintf(out, " (within noise)");
+}
+
+/* The row of job's baseline strategy among run->rec[first, end), or NULL. */
+static const row *baseline_row(const ld_run *run, const row *rows, size_t first,
+                               size_t end)
+{
+    const char *base = run->rec[first].job->baseline;
+    for (size_t i = first; base && i < end; i++)
+        if (strcmp(run->rec[i].strategy->name, base) == 0)
+            return &rows[i];
+    return NULL;
+}
+
+/* A strategy's detail line: its spread across ranks, then what its job reports. */
+static void print_detail(FILE *out, const ld_options *o, const ld_record *r, const row *w,
+                         const row *base, int ranks)
+{
+    fprintf(out,
+            "  %-14s ranks %.1f/%.1f/%.1f ms (min/avg/max of %u-iteration means), "
+            "CPU %.2f s",
+            r->strategy->name, w->wall_min_ms, w->wall_avg_ms, w->wall_max_ms,
+            r->iterations, w->cpu_s);
+    for (size_t k = 0; k < LD_REPORTS_MAX && r->job->reports[k] != LD_REPORT_END; k++) {
+        switch (r->job->reports[k]) {
+        case LD_REPORT_BOUND:
+            print_bound(out, r, w);
+            break;
+        case LD_REPORT_PERCENTILES:
+            print_percentiles(out, r, w);
+            break;
+        case LD_REPORT_PER_TASK:
+            print_per_task(out, o, r, w, ranks);
+            break;
+        case LD_REPORT_SPEEDUP:
+            print_speedup(out, r, w, base);
+            break;
+        case LD_REPORT_FIGURES:
+        case LD_REPORT_END:
+            break;
+        }
+    }
+    fprintf(out, "\n");
+}
+
+/* The end of the run of records that belong to the job of record i. */
+static size_t job_end(const ld_run *run, size_t i)
+{
+    size_t end = i;
+    while (end < run->n && run->rec[end].job == run->rec[i].job)
+        end++;
+    return end;
+}
+
+static void print_tables(FILE *out, const ld_options *o, const ld_run *run,
+                         const row *rows)
+{
+    for (size_t i = 0, end; i < run->n; i = end) {
+        end = job_end(run, i);
+        print_header(out, run->rec[i].job);
+        for (size_t k = i; k < end; k++)
+            print_row(out, o, &run->rec[k], &rows[k]);
+        if (ld_job_reports(run->rec[i].job, LD_REPORT_FIGURES))
+            print_figures_table(out, run, rows, i, end);
+    }
+}
+
+static void print_details(FILE *out, const ld_options *o, const ld_run *run,
+                          const row *rows, int ranks)
+{
+    fprintf(out, "\n");
+    for (size_t i = 0, end; i < run->n; i = end) {
+        end = job_end(run, i);
+        const row *base = baseline_row(run, rows, i, end);
+        for (size_t k = i; k < end; k++)
+            print_detail(out, o, &run->rec[k], &rows[k], base, ranks);
+    }
 }
 
 void ld_table_print(MPI_Comm comm, const ld_options *o, const ld_share *share,
@@ -198,28 +403,16 @@ void ld_table_print(MPI_Comm comm, const ld_options *o, const ld_share *share,
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     row *rows = calloc(run->n ? run->n : 1, sizeof *rows);
-    for (size_t i = 0; i < run->n; i++)
-        reduce_row(comm, o, share, &run->rec[i], &rows[i]);
-    if (rank == 0) {
-        for (size_t i = 0; i < run->n; i++) {
-            if (i == 0 || run->rec[i].job != run->rec[i - 1].job)
-                print_header(out, &run->rec[i]);
-            print_row(out, o, &run->rec[i], &rows[i]);
-        }
-        double seq_ms = 0;
-        for (size_t i = 0; i < run->n; i++)
-            if (run->rec[i].job->baseline &&
-                strcmp(run->rec[i].strategy->name, run->rec[i].job->baseline) == 0)
-                seq_ms = rows[i].makespan_ms.mean;
-        fprintf(out, "\n");
-        for (size_t i = 0; i < run->n; i++) {
-            if (run->rec[i].iterations && run->rec[i].figures[0].n)
-                print_figures(out, &run->rec[i], &rows[i]);
-            else if (run->rec[i].job->fields & LD_FIELDS_SETTLE)
-                print_settle_extra(out, &run->rec[i], &rows[i]);
-            else
-                print_var_extra(out, o, &run->rec[i], &rows[i], seq_ms, size);
-        }
+    int ok = rows != NULL;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    for (size_t i = 0; ok && i < run->n; i++)
+        ok = reduce_row(comm, o, share, &run->rec[i], &rows[i]) == 0;
+    if (rank == 0 && !ok)
+        fprintf(stderr, "loomdist: out of memory reducing the results table\n");
+    if (rank == 0 && ok) {
+        print_tables(out, o, run, rows);
+        if (!o->quiet)
+            print_details(out, o, run, rows, size);
         fflush(out);
     }
     free(rows);

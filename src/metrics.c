@@ -24,6 +24,18 @@ struct ld_probe {
     int64_t t0;
 };
 
+const ld_metric_desc ld_metrics_fields[LD_METRICS_N] = {
+    {"wall_ns", "ns", "the rank's wall time of the iteration"},
+    {"peak_threads", "threads",
+     "OS threads at once, the sampler excluded: the larger of the sampled peak and 1 + "
+     "the threads the strategy made and held"},
+    {"peak_rss_kib", "KiB", "peak resident set (VmHWM, reset at the start)"},
+    {"utime_us", "us", "user CPU time"},
+    {"stime_us", "us", "system CPU time"},
+    {"nvcsw", "switches", "voluntary context switches"},
+    {"nivcsw", "switches", "involuntary context switches"},
+};
+
 int64_t ld_now_ns(void)
 {
     struct timespec ts;

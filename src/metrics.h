@@ -22,8 +22,27 @@ typedef struct ld_metrics {
     int64_t nivcsw; /* involuntary context switches */
 } ld_metrics;
 
+#define LD_METRICS_N 7
+
 /* Output code walks the fields as an array of int64_t; this keeps that true. */
-_Static_assert(sizeof(ld_metrics) == 7 * sizeof(int64_t), "ld_metrics is all int64_t");
+_Static_assert(sizeof(ld_metrics) == LD_METRICS_N * sizeof(int64_t),
+               "ld_metrics is all int64_t");
+
+/* Each field's name and unit, in the struct's order: the one place that order is
+ * written down for the file and the table. */
+typedef struct ld_metric_desc {
+    const char *name;
+    const char *unit;
+    const char *doc;
+} ld_metric_desc;
+
+extern const ld_metric_desc ld_metrics_fields[LD_METRICS_N];
+
+/* Field k of m, walked as the array of int64_t it is. */
+static inline int64_t ld_metrics_get(const ld_metrics *m, size_t k)
+{
+    return ((const int64_t *)(const void *)m)[k];
+}
 
 typedef struct ld_probe ld_probe;
 

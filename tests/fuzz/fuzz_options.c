@@ -62,27 +62,51 @@ static int any_selected(const ld_options *o)
     return 0;
 }
 
+/* Every declared option, the driver's and each job's, within the range --help
+ * documents. */
+static void check_ranges(const ld_opt *opts, size_t n, const void *config)
+{
+    for (size_t k = 0; k < n; k++) {
+        double v = ld_opt_value(&opts[k], config);
+        size_t choices = 0;
+        switch (opts[k].type) {
+        case LD_OPT_COUNT:
+        case LD_OPT_REAL: /* a default outside the range means "not set": 0 carriers */
+            require(isfinite(v) &&
+                        (v == opts[k].def || (v >= opts[k].min && v <= opts[k].max)),
+                    "an option out of its range");
+            break;
+        case LD_OPT_CHOICE:
+            while (opts[k].choices[choices])
+                choices++;
+            require(v >= 0 && v < (double)choices, "a choice out of its list");
+            break;
+        case LD_OPT_FLAG:
+            require(v == 0 || v == 1, "a flag neither 0 nor 1");
+            break;
+        }
+    }
+}
+
 /* The ranges --help documents, and the config that follows from them. */
 static void check_run(const ld_options *o)
 {
-    require(o->trades >= 1 && o->trades <= 100000000, "--trades out of range");
-    require(o->sims >= 1 && o->iterations >= 1, "--sims or --iterations below 1");
-    require(o->stack_kib >= 16 && o->stack_kib <= 65536, "--stack-size out of range");
-    require(isfinite(o->latency_scale) && o->latency_scale >= 1e-6 &&
-                o->latency_scale <= 1000,
-            "--latency-scale out of range");
-    require(o->fail_rate >= 0 && o->fail_rate <= 1, "--fail-rate out of range");
-    require(o->pin_fraction >= 0 && o->pin_fraction <= 1, "--pin-fraction out of range");
-    require(o->pool_size >= 1, "--pool-size below 1");
+    size_t n;
+    const ld_opt *common = ld_options_common(&n);
+    check_ranges(common, n, o);
+    for (size_t j = 0; j < ld_njobs; j++)
+        check_ranges(ld_jobs[j]->opts, ld_jobs[j]->nopts, o->job_config[j]);
     require(o->output[0] != '\0' && strnlen(o->output, LD_OUTPUT_MAX) < LD_OUTPUT_MAX,
             "--output empty or unterminated");
     require(any_selected(o), "a run with nothing selected");
     static const ld_cpus cpus = {.n = 1, .id = {0}};
-    ld_job_config cfg;
-    ld_options_job_config(o, &cpus, &cfg);
-    require(cfg.stack_size == (size_t)o->stack_kib * 1024, "the stack size changed");
-    require(cfg.latency_scale >= o->latency_scale, "the latency scale shrank");
-    require(cfg.sims == o->sims && cfg.pool_size == o->pool_size, "a count changed");
+    for (size_t j = 0; j < ld_njobs; j++) {
+        ld_job_config cfg;
+        ld_options_job_config(o, j, &cpus, &cfg);
+        require(cfg.stack_size == (size_t)o->stack_kib * 1024, "the stack size changed");
+        require(cfg.slow_factor >= 1, "a slow factor below 1");
+        require(cfg.opts == o->job_config[j], "a job handed another's config");
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

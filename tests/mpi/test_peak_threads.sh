@@ -8,12 +8,8 @@ bin=$(realpath "$1") py=$2 work=$3
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
 
-# The settle pool's size option, under its new name where the binary has it.
-pool=--pool-size
-"$bin" --help | grep -q -- '--os-threads' && pool=--os-threads
-
 for n in 2 4; do
-    mpirun -n "$n" "$bin" --quiet --jobs settle --strategies threads "$pool" 200 \
+    mpirun -n "$n" "$bin" --quiet --jobs settle --strategies threads --os-threads 200 \
         --latency-scale 0.001 --trades 400 --output "pool-$n.h5" > /dev/null
     "$py" "$here/check_peak_threads.py" "pool-$n.h5" settle/threads 201
     mpirun -n "$n" "$bin" --quiet --jobs settle,var --strategies green,callbacks,var/green \

@@ -7,7 +7,7 @@ set -euo pipefail
 bin=$(realpath "$1") py=$2 work=$3
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work" && mkdir -p "$work"
-args=(--trades 480 --sims 2000 --latency-scale 0.02 --pool-size 40 --quiet)
+args=(--trades 480 --sims 2000 --latency-scale 0.02 --os-threads 40 --quiet)
 files=()
 for n in 1 2 3 4; do
     partition=block

@@ -9,7 +9,7 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work"
 
 # A pool of 64 threads shows 64 or more OS threads per rank; green stays below.
 mpirun -n 2 "$bin" --quiet --jobs settle --strategies threads,green --trades 400 \
-    --latency-scale 0.02 --pool-size 64 --output threads.h5 > /dev/null
+    --latency-scale 0.02 --os-threads 64 --output threads.h5 > /dev/null
 "$py" "$here/check_strategies.py" threads threads.h5 64
 
 # One carrier, so a blocked carrier is visible: half the trades pinned against none.

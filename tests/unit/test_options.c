@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "options.h"
+#include "settle.h"
+#include "var.h"
 
 typedef struct bad_case {
     const char *args[4];
@@ -27,8 +29,19 @@ static const bad_case bad[] = {
      "--trades 99999999999999999999999 is too large: at most 100000000"},
     {{"--sims", "0"}, "--sims must be at least 1, not 0"},
     {{"--sims", "4294967296"}, "--sims 4294967296 is too large: at most 100000000"},
-    {{"--pool-size", "-1"}, "--pool-size takes a whole number, not '-1'"},
-    {{"--pool-size", "0"}, "--pool-size must be at least 1, not 0"},
+    {{"--os-threads", "-1"}, "--os-threads takes a whole number, not '-1'"},
+    {{"--os-threads", "0"}, "--os-threads must be at least 1, not 0"},
+    {{"--pool-size", "8"}, "unknown option '--pool-size' (try --help)"},
+    /* A job's option is refused when its job does not run, naming the job. */
+    {{"--jobs", "settle", "--sims", "500"},
+     "--sims is an option of the var job, which this run does not select: add it to "
+     "--jobs, or drop the option"},
+    {{"--micro-max", "10"},
+     "--micro-max is an option of the micro job, which this run does not select: add "
+     "it to --jobs, or drop the option"},
+    {{"--latency-scale=2", "--jobs", "var"},
+     "--latency-scale is an option of the settle job, which this run does not select: "
+     "add it to --jobs, or drop the option"},
     {{"--iterations", "0"}, "--iterations must be at least 1, not 0"},
     {{"--stack-size", "4"}, "--stack-size must be at least 16, not 4"},
     {{"--latency-scale", "0"}, "--latency-scale must be between 1e-06 and 1000, not 0"},
@@ -101,7 +114,10 @@ static int check_defaults(void)
     char err[256];
     int fails = 0;
     fails += ld_options_parse(&o, 1, argv, err, sizeof err) != LD_OPTIONS_RUN;
-    fails += o.trades != 8000 || o.sims != 20000 || o.pool_size != 200;
+    const ld_settle_config *sc = (const void *)o.job_config[0];
+    const ld_var_config *vc = (const void *)o.job_config[1];
+    fails += o.trades != 8000 || vc->sims != 20000 || sc->os_threads != 200;
+    fails += sc->latency_scale != 1.0 || vc->kernel != LD_VAR_SORT;
     fails += strcmp(o.output, "loomdist.h5") != 0 || o.iterations != 1;
     fails += o.stack_mode !=
              (ld_stack_mode_supported(LD_STACK_COPY) ? LD_STACK_COPY : LD_STACK_OWN);
@@ -160,11 +176,11 @@ static int check_test_faults(void)
     char err[256];
     int fails = ld_options_parse(&o, 4, argv, err, sizeof err) != LD_OPTIONS_RUN;
     o.rank = 0;
-    ld_options_job_config(&o, &cpus, &cfg);
-    fails += cfg.latency_scale != 1.0 || cfg.test_overflow != 0;
+    ld_options_job_config(&o, 0, &cpus, &cfg);
+    fails += cfg.slow_factor != 1.0 || cfg.test_overflow != 0;
     o.rank = 1;
-    ld_options_job_config(&o, &cpus, &cfg);
-    fails += cfg.latency_scale != 10.0 || cfg.test_overflow != 1;
+    ld_options_job_config(&o, 0, &cpus, &cfg);
+    fails += cfg.slow_factor != 10.0 || cfg.test_overflow != 1;
     FILE *f = fmemopen(help, sizeof help - 1, "w");
     if (f) {
         ld_options_usage(f);
@@ -172,8 +188,47 @@ static int check_test_faults(void)
     }
     fails +=
         f == NULL || strstr(help, "--trades") == NULL || strstr(help, "--test-") != NULL;
+    /* --help lists each job's options under the job. */
+    const char *settle = strstr(help, "\nJob settle"), *var = strstr(help, "\nJob var");
+    const char *sims = strstr(help, "--sims");
+    fails +=
+        !settle || !var || !sims || sims < var || strstr(help, "--os-threads") < settle;
     if (fails)
         fprintf(stderr, "FAIL test-only faults\n");
+    return fails != 0;
+}
+
+/* The limits the driver's tables rely on hold for every job, and no option name is
+ * declared twice: the parser takes the first it finds. */
+static int check_declarations(void)
+{
+    int fails = ld_njobs > LD_MAX_JOBS;
+    size_t ncommon;
+    const ld_opt *common = ld_options_common(&ncommon);
+    for (size_t j = 0; j < ld_njobs; j++) {
+        const ld_job *job = ld_jobs[j];
+        fails += job->nstrategies > LD_MAX_STRATEGIES;
+        fails += job->config_size > LD_JOB_CONFIG_MAX;
+        fails += job->result_size > LD_JOB_RESULT_MAX;
+        for (size_t k = 0; k < job->nopts; k++) {
+            for (size_t c = 0; c < ncommon; c++)
+                fails += strcmp(job->opts[k].name, common[c].name) == 0;
+            for (size_t i = 0; i < j; i++)
+                for (size_t q = 0; q < ld_jobs[i]->nopts; q++)
+                    fails += strcmp(job->opts[k].name, ld_jobs[i]->opts[q].name) == 0;
+        }
+        for (size_t a = 0; a < job->ncolumns; a++) /* percentile datasets: p50_<unit> */
+            for (size_t b = 0; b < a; b++)
+                fails += (job->columns[a].flags & job->columns[b].flags &
+                          LD_COL_PERCENTILES) &&
+                         strcmp(job->columns[a].unit, job->columns[b].unit) == 0;
+        fails += ld_job_reports(job, LD_REPORT_SPEEDUP) &&
+                 (!job->baseline || !ld_job_strategy(job, job->baseline));
+        fails += ld_job_reports(job, LD_REPORT_BOUND) &&
+                 (!job->bound_name || !job->bound_attr);
+    }
+    if (fails)
+        fprintf(stderr, "FAIL declarations: %d problem(s) in the jobs' tables\n", fails);
     return fails != 0;
 }
 
@@ -183,7 +238,7 @@ int main(void)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         fails += check_bad(&bad[i]);
     fails += check_defaults() + check_selection() + check_help_version();
-    fails += check_test_faults();
+    fails += check_test_faults() + check_declarations();
     if (fails) {
         fprintf(stderr, "%d option checks failed\n", fails);
         return 1;

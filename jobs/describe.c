@@ -1,0 +1,105 @@
+/* describe.c: reading what a job declares about itself: option values and defaults,
+ * column sizes, the reports it asks for. */
+#include "job.h"
+
+#include <string.h>
+
+double ld_opt_value(const ld_opt *o, const void *config)
+{
+    const char *at = (const char *)config + o->offset;
+    uint64_t u;
+    double d;
+    int i;
+    switch (o->type) {
+    case LD_OPT_COUNT:
+        memcpy(&u, at, sizeof u);
+        return (double)u;
+    case LD_OPT_REAL:
+        memcpy(&d, at, sizeof d);
+        return d;
+    case LD_OPT_CHOICE:
+    case LD_OPT_FLAG:
+        break;
+    }
+    memcpy(&i, at, sizeof i);
+    return i;
+}
+
+void ld_opt_defaults(const ld_opt *opts, size_t n, void *config)
+{
+    for (size_t k = 0; k < n; k++) {
+        char *at = (char *)config + opts[k].offset;
+        uint64_t u = (uint64_t)opts[k].def;
+        int i = (int)opts[k].def;
+        switch (opts[k].type) {
+        case LD_OPT_COUNT:
+            memcpy(at, &u, sizeof u);
+            break;
+        case LD_OPT_REAL:
+            memcpy(at, &opts[k].def, sizeof opts[k].def);
+            break;
+        case LD_OPT_CHOICE:
+        case LD_OPT_FLAG:
+            memcpy(at, &i, sizeof i);
+            break;
+        }
+    }
+}
+
+size_t ld_col_bytes(enum ld_col_type t)
+{
+    switch (t) {
+    case LD_COL_I64:
+    case LD_COL_F64:
+        return 8;
+    case LD_COL_U8:
+    case LD_COL_I8:
+        break;
+    }
+    return 1;
+}
+
+int64_t ld_col_i64(const ld_column *c, const void *result)
+{
+    const char *at = (const char *)result + c->offset;
+    int64_t i64;
+    double f64;
+    switch (c->type) {
+    case LD_COL_I64:
+        memcpy(&i64, at, sizeof i64);
+        return i64;
+    case LD_COL_F64:
+        memcpy(&f64, at, sizeof f64);
+        return (int64_t)f64;
+    case LD_COL_U8:
+        return *(const uint8_t *)at;
+    case LD_COL_I8:
+        break;
+    }
+    return *(const int8_t *)at;
+}
+
+double ld_col_f64(const ld_column *c, const void *result)
+{
+    double f64;
+    if (c->type != LD_COL_F64)
+        return (double)ld_col_i64(c, result);
+    memcpy(&f64, (const char *)result + c->offset, sizeof f64);
+    return f64;
+}
+
+const ld_column *ld_job_column(const ld_job *job, unsigned flags, size_t k)
+{
+    for (size_t c = 0; c < job->ncolumns; c++)
+        if ((job->columns[c].flags & flags) == flags && k-- == 0)
+            return &job->columns[c];
+    return NULL;
+}
+
+int ld_job_reports(const ld_job *job, enum ld_report r)
+{
+    for (size_t k = 0; k < LD_REPORTS_MAX && job->reports[k] != LD_REPORT_END; k++)
+        if (job->reports[k] == r)
+            return 1;
+    return 0;
+}
