@@ -44,9 +44,11 @@ typedef void (*ld_deadline_fire)(void *item, void *ctx);
 int ld_deadlines_open(ld_deadlines **out, uv_loop_t *loop, ld_deadline_fire fire,
                       void *ctx);
 
-/* Fire item once at_ns has passed. Returns 0; 1, adding nothing, when at_ns has
- * passed already (the caller takes the item as fired now); -ENOMEM, adding nothing,
- * when the set could not grow. Callable from fire. */
+/* Fire item once at_ns has passed. Returns 0; 1, adding nothing, when at_ns lies
+ * before the set's last look at the clock (its open, or the last expire), so that the
+ * caller takes the item as fired now; -ENOMEM, adding nothing, when the set could not
+ * grow. The clock is not read: a deadline that has just passed is added, and fires at
+ * the next look. Callable from fire. */
 int ld_deadlines_add(ld_deadlines *d, void *item, uint64_t at_ns);
 
 /* Fire every deadline that has passed by now_ns, a uv_hrtime() reading, in deadline

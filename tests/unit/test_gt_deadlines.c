@@ -1,0 +1,167 @@
+/* test_gt_deadlines.c: deadlines at nanosecond resolution on a plain uv_loop, with no
+ * green thread anywhere (deadlines.h).
+ *
+ * - 2,000 deadlines at distinct times that are not whole milliseconds, added in
+ *   shuffled order: each fires once, in deadline order, never before its time, and
+ *   the median fires within a millisecond of it (a millisecond timer, rounding each
+ *   up, could not).
+ * - A deadline from before the set was opened is refused with 1; the loop stays alive
+ * exactly while deadlines are pending, so uv_run returns on its own.
+ * - A chain that adds its next step from fire, as a state machine does.
+ * - Closing from fire drops what is pending: nothing fires after it, and one more turn
+ *   of the loop frees the set.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <uv.h>
+
+#include "deadlines.h"
+
+#include "check.h"
+
+#define N 2000
+#define US 1000ull
+
+typedef struct item {
+    uint64_t at;    /* the deadline */
+    uint64_t fired; /* uv_hrtime() when it fired; 0 before */
+} item;
+
+typedef struct order {
+    item *items;
+    item *last; /* the last one fired */
+    size_t fired;
+    uint64_t late_ns[N];
+} order;
+
+static void on_ordered(void *it, void *ctx)
+{
+    item *i = it;
+    order *o = ctx;
+
+    CHECK(i->fired == 0, "an item fired twice");
+    i->fired = uv_hrtime();
+    CHECK(i->fired >= i->at, "fired %llu ns early",
+          (unsigned long long)(i->at - i->fired));
+    CHECK(o->last == NULL || o->last->at <= i->at, "out of deadline order");
+    if (o->fired < N)
+        o->late_ns[o->fired] = i->fired - i->at;
+    o->fired++;
+    o->last = i;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Distinct deadlines 37 µs apart from 0.2 ms on, added in a shuffled order. */
+static void test_order(void)
+{
+    static item items[N];
+    static order o;
+    uv_loop_t loop;
+    ld_deadlines *d;
+    uint64_t t0;
+    size_t k;
+
+    CHECK(uv_loop_init(&loop) == 0, "uv_loop_init");
+    CHECK(ld_deadlines_open(&d, &loop, on_ordered, &o) == 0, "open");
+    o.items = items;
+    t0 = uv_hrtime();
+    for (k = 0; k < N; k++) {
+        size_t at = (k * 769) % N; /* 769 is prime to N: a permutation */
+        items[at].at = t0 + 200 * US + at * 37 * US;
+        CHECK(ld_deadlines_add(d, &items[at], items[at].at) == 0, "add %zu", at);
+    }
+    CHECK(ld_deadlines_pending(d) == N, "pending %zu", ld_deadlines_pending(d));
+    CHECK(ld_deadlines_add(d, &items[0], t0 - 1000 * US) == 1,
+          "a passed deadline was added");
+    uv_run(&loop, UV_RUN_DEFAULT);
+    CHECK(o.fired == N, "%zu of %d fired before the loop ended", o.fired, N);
+    CHECK(ld_deadlines_pending(d) == 0, "pending after the run");
+    qsort(o.late_ns, N, sizeof o.late_ns[0], cmp_u64);
+    printf("deadlines: %d fired in order, never early; late by median %.1f µs, p99 %.1f "
+           "µs\n",
+           N, (double)o.late_ns[N / 2] / 1e3, (double)o.late_ns[N * 99 / 100] / 1e3);
+    CHECK(o.late_ns[N / 2] < 1000 * US, "median lateness %llu ns",
+          (unsigned long long)o.late_ns[N / 2]);
+    ld_deadlines_close(d);
+    uv_run(&loop, UV_RUN_NOWAIT);
+    CHECK(uv_loop_close(&loop) == 0, "the set left handles on the loop");
+}
+
+/* A state machine of five steps, each a deadline added by the last one's fire. */
+typedef struct chain {
+    ld_deadlines *d;
+    int step;
+    uint64_t start;
+} chain;
+
+static void on_step(void *it, void *ctx)
+{
+    chain *c = it;
+
+    (void)ctx;
+    if (++c->step < 5)
+        CHECK(ld_deadlines_add(c->d, c, uv_hrtime() + 50 * US) == 0, "add from fire");
+}
+
+static void test_chain(void)
+{
+    uv_loop_t loop;
+    chain c = {0};
+
+    CHECK(uv_loop_init(&loop) == 0, "uv_loop_init");
+    CHECK(ld_deadlines_open(&c.d, &loop, on_step, NULL) == 0, "open");
+    c.start = uv_hrtime();
+    CHECK(ld_deadlines_add(c.d, &c, c.start + 50 * US) == 0, "add");
+    uv_run(&loop, UV_RUN_DEFAULT);
+    CHECK(c.step == 5, "the chain stopped at step %d", c.step);
+    CHECK(uv_hrtime() - c.start >= 250 * US, "five 50 µs steps took less than 250 µs");
+    ld_deadlines_close(c.d);
+    uv_run(&loop, UV_RUN_NOWAIT);
+    CHECK(uv_loop_close(&loop) == 0, "handles left");
+}
+
+/* The first fire closes the set; the nine others due with it must not fire. */
+typedef struct closer {
+    ld_deadlines *d;
+    int fired;
+} closer;
+
+static void on_close_first(void *it, void *ctx)
+{
+    closer *c = ctx;
+
+    (void)it;
+    if (c->fired++ == 0)
+        ld_deadlines_close(c->d);
+}
+
+static void test_close_in_fire(void)
+{
+    uv_loop_t loop;
+    closer c = {0};
+    int k;
+
+    CHECK(uv_loop_init(&loop) == 0, "uv_loop_init");
+    CHECK(ld_deadlines_open(&c.d, &loop, on_close_first, &c) == 0, "open");
+    for (k = 0; k < 10; k++)
+        ld_deadlines_add(c.d, &c, uv_hrtime() + 100 * US);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    CHECK(c.fired == 1, "%d fired, 1 expected", c.fired);
+    CHECK(uv_loop_close(&loop) == 0, "handles left after close");
+}
+
+int main(void)
+{
+    test_order();
+    test_chain();
+    test_close_in_fire();
+    return failures != 0;
+}
