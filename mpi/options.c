@@ -250,8 +250,8 @@ static int parse_jobs(ld_options *o, const char *v, char *err, size_t errlen)
     return 0;
 }
 
-/* One --strategies item: "green" selects green in every job that has it, and
- * "var/green" only var's. Returns the number of strategies it matched. */
+/* One --strategies item: "name" selects the strategy of that name in every job that
+ * has one, and "job/name" only that job's. Returns the number of strategies it matched. */
 static int select_strategy(uint32_t *sel, const char *item)
 {
     const char *slash = strchr(item, '/');

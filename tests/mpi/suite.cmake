@@ -20,3 +20,10 @@ add_test(NAME mpi.peak_threads COMMAND ${LD_MPI_DIR}/test_peak_threads.sh
   $<TARGET_FILE:loomdist> ${LD_PYTHON} ${CMAKE_CURRENT_BINARY_DIR}/mpi-peak-threads)
 set_tests_properties(mpi.peak_threads PROPERTIES LABELS mpi TIMEOUT 180 RUN_SERIAL TRUE
   ENVIRONMENT "${LD_MPI_ENV}")
+
+# The same run writes what it wrote before the jobs described themselves.
+add_test(NAME mpi.same_as_before COMMAND ${LD_MPI_DIR}/test_same_as_before.sh
+  $<TARGET_FILE:loomdist> ${LD_PYTHON} ${CMAKE_CURRENT_BINARY_DIR}/mpi-same-as-before
+  ${CMAKE_SOURCE_DIR}/tests/data/before-plugins.h5)
+set_tests_properties(mpi.same_as_before PROPERTIES LABELS mpi TIMEOUT 120 RUN_SERIAL TRUE
+  ENVIRONMENT "${LD_MPI_ENV}")
