@@ -105,11 +105,11 @@ def _errorbar(ax, xs, summaries, style, dash, label, dodge):
 def _plot_strategy(by_ranks, by_nodes, strategy, style, points, dashes, dodge):
     """One strategy's lines: against ranks, one per node count; against nodes, one."""
     label = strategy
-    for nodes in sorted(dashes):
+    for index, nodes in enumerate(sorted(dashes)):
         line = sorted(((r, s) for r, n, s in points if n == nodes), key=lambda p: p[0])
-        if line:
+        if line:  # layouts of one rank count on more nodes sit a little further right
             _errorbar(by_ranks, [r for r, _ in line], [s for _, s in line], style,
-                      dashes[nodes], label, dodge)
+                      dashes[nodes], label, dodge * 2.0 ** (0.05 * index))
             label = None
     best = _largest_per_node_count(points)
     _errorbar(by_nodes, [n for n, _ in best], [s for _, s in best], style, "-", strategy,
