@@ -245,6 +245,23 @@ static void write_ranks(writer *w, const ld_h5_context *c)
     for (size_t i_ = 0; i_ < (n); i_++)                                                  \
     (dst)[i_] = (src)[i_].field
 
+/* The trades' ticker symbols: fixed-length, NUL-padded strings of LD_SYMBOL_LEN. */
+static void write_symbols(writer *w, hid_t g, const ld_trade *t, size_t n, slab s)
+{
+    char *buf = calloc(n ? n : 1, LD_SYMBOL_LEN);
+    hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, LD_SYMBOL_LEN);
+    H5Tset_strpad(type, H5T_STR_NULLPAD);
+    for (size_t i = 0; buf && i < n; i++)
+        memcpy(buf + i * LD_SYMBOL_LEN, t[i].symbol, LD_SYMBOL_LEN);
+    if (!buf)
+        w->failed = 1;
+    else
+        write_column(w, g, "symbol", type, s, buf, "");
+    H5Tclose(type);
+    free(buf);
+}
+
 static int write_trades(writer *w, const ld_h5_context *c, slab s)
 {
     size_t n = c->share->n;
@@ -270,6 +287,7 @@ static int write_trades(writer *w, const ld_h5_context *c, slab s)
     write_column(w, g, "notional_cents", H5T_NATIVE_INT64, s, i64, "cents");
     GATHER(u32, t, n, counterparty);
     write_column(w, g, "counterparty", H5T_NATIVE_UINT32, s, u32, "");
+    write_symbols(w, g, t, n, s);
     for (size_t i = 0; i < n; i++)
         i32[i] = w->rank;
     write_column(w, g, "rank", H5T_NATIVE_INT32, s, i32, "");
