@@ -27,6 +27,7 @@ OPTION_WORDS = {
     "sims": lambda v: f"{v} sims", "latency_scale": lambda v: f"latency scale {v:g}",
     "stack_mode": lambda v: f"{v} stacks", "stack_kib": lambda v: f"{v} KiB stacks",
     "workers": lambda v: "workers one per CPU" if v == 0 else f"workers {v}",
+    "carriers": lambda v: "carriers one per CPU" if v == 0 else f"carriers {v}",
 }
 
 
@@ -242,15 +243,29 @@ def _config(label, runs):
 
 
 def differing(experiments):
-    """The option names whose values differ between experiments, or that some recorded
-    and others did not: what keeps them apart."""
+    """What keeps experiments apart: (options that have different values where
+    recorded, options some experiments record and others do not)."""
     names = {n for e in experiments for n in e.options}
-    out = []
+    values, presence = [], []
     for name in names:
-        values = {repr(e.options.get(name, "<absent>")) for e in experiments}
-        if len(values) > 1:
-            out.append(name)
-    return option_names(out)
+        having = [e for e in experiments if name in e.options]
+        if len({repr(e.options[name]) for e in having}) > 1:
+            values.append(name)
+        if len(having) < len(experiments):
+            presence.append(name)
+    return option_names(values), option_names(presence)
+
+
+def _apart_text(experiments):
+    """'they differ in var_kernel; only some record latency_scale' for the note."""
+    values, presence = differing(experiments)
+    parts = []
+    if values:
+        parts.append(f"they differ in {', '.join(values)}")
+    if presence:
+        parts.append(f"only some record {', '.join(presence)} (a job's options are "
+                     f"written only when it ran; older files record fewer)")
+    return "; ".join(parts)
 
 
 def group_experiments(runs):
@@ -273,12 +288,10 @@ def group_experiments(runs):
         experiments.append(Experiment(label, dict(key), configs))
         notes.extend(_missing_jobs(label, members))
     if len(experiments) > 1:
-        apart = differing(experiments)
         parts = "; ".join(f"{e.label}: {e.description} ({sum(len(c.runs) for c in e.configs)}"
                           f" files)" for e in experiments)
-        notes.append(f"inputs mix {len(experiments)} experiments (they differ in "
-                     f"{', '.join(apart)}); each is reported on its own, never pooled: "
-                     f"{parts}")
+        notes.append(f"inputs mix {len(experiments)} experiments ({_apart_text(experiments)});"
+                     f" each is reported on its own, never pooled: {parts}")
     return experiments, notes
 
 

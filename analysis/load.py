@@ -18,7 +18,9 @@ import numpy as np
 SCHEMA_VERSION = 1
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 HDF5_SUFFIXES = (".h5", ".hdf5")
-ROOT_ATTRS = ("seed", "trades", "sims", "ranks", "nodes", "latency_scale", "jobs")
+# A job's options (sims, latency_scale, ...) are written only when the job ran, so only
+# these are required of every file.
+ROOT_ATTRS = ("seed", "trades", "ranks", "nodes", "jobs")
 # Every strategy of every job has these: the seed tables' time, threads and memory.
 REQUIRED_PER_RANK = ("wall_ns", "peak_threads", "peak_rss_kib")
 # Root attributes that change a result, for files written before `result_options`
@@ -68,9 +70,9 @@ class Run:
     path: str
     seed: int
     trades: int
-    sims: int
-    latency_scale: float
-    stack_mode: str  # "copy" or "own": how green threads kept their stacks
+    sims: object           # int, or None where no job that takes --sims ran
+    latency_scale: object  # float, or None where no job that takes it ran
+    stack_mode: object     # "copy" or "own": how green threads kept their stacks; or None
     ranks: int
     nodes: int
     iterations: int
@@ -310,9 +312,14 @@ def _read_run(path, f, notes):
     names, cpus, first = _read_ranks(f, ranks)
     listed = [job for job in _text(attrs["jobs"]).split(",") if job]
     options, options_listed = read_options(attrs)
-    run = Run(path=path, seed=int(attrs["seed"]), trades=trades, sims=int(attrs["sims"]),
-              latency_scale=float(attrs["latency_scale"]),
-              stack_mode=_text(attrs.get("stack_mode", LEGACY_VALUES["stack_mode"])),
+    def optional(name, kind):
+        """A root attribute a job writes only when it ran; an older file's legacy value."""
+        if name in attrs:
+            return kind(attr_value(attrs[name]))
+        return None if options_listed else LEGACY_VALUES.get(name)
+    run = Run(path=path, seed=int(attrs["seed"]), trades=trades, sims=optional("sims", int),
+              latency_scale=optional("latency_scale", float),
+              stack_mode=optional("stack_mode", str),
               ranks=ranks, nodes=int(attrs["nodes"]),
               iterations=int(attrs.get("iterations", 0)), date=_text(attrs.get("date", "")),
               slurm_job_id=_text(attrs.get("slurm_job_id", "")), jobs_listed=listed,

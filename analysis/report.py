@@ -82,8 +82,11 @@ def _findings(judged):
 def _inputs(runs, experiments):
     """Every file used, so each number can be traced to its run."""
     label = {id(r): e.label for e in experiments for c in e.configs for r in c.runs}
-    rows = [(r.path, r.date, r.slurm_job_id or "—", r.nodes, r.ranks, r.trades, r.seed, r.sims,
-             f"{r.latency_scale:g}", r.stack_mode, r.iterations, ",".join(r.jobs()),
+    shown = lambda value: "—" if value is None else f"{value:g}" if isinstance(value, float) \
+        else value
+    rows = [(r.path, r.date, r.slurm_job_id or "—", r.nodes, r.ranks, r.trades, r.seed,
+             shown(r.sims), shown(r.latency_scale), shown(r.stack_mode), r.iterations,
+             ",".join(r.jobs()),
              label[id(r)], "result_options" if r.options_listed else "fixed list (older file)")
             for r in sorted(runs, key=lambda r: (label[id(r)], r.ranks, r.nodes, r.path))]
     keys = [f"- **{e.label}**: {e.description}" for e in experiments]
