@@ -42,6 +42,12 @@ def spread(mean, low, high):
     return max(0.0, mean - low), max(0.0, high - mean)
 
 
+def _legend_outside(ax):
+    """The legend to the right of the plot, where it can never cover a curve."""
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
+              frameon=False)
+
+
 def _plain(value, _position):
     """Tick labels as plain numbers (4, 1000), not powers (2^2, 10^3)."""
     return f"{value:g}"
@@ -171,7 +177,7 @@ def latency_cdf(experiment, folder, prefix):
     config = experiment.largest("settle")
     if config is None:
         return None
-    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    fig, ax = plt.subplots(figsize=(8.5, 4.8))
     spans, kept = [], set()
     for index, strategy in enumerate(experiment.strategies("settle")):
         s = config.summaries.get(("settle", strategy))
@@ -200,7 +206,7 @@ def latency_cdf(experiment, folder, prefix):
     ax.set_title(f"settle latency CDF, {config.label}\nper-trade latencies of "
                  f"{'; '.join(sorted(kept))}", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right")
+    _legend_outside(ax)
     name = _save(fig, folder, f"{prefix}settle_latency_cdf.png")
     return name, (f"{experiment.label} settle: latency CDF per strategy on {config.label}, "
                   f"per-trade latencies of {'; '.join(sorted(kept))}")
@@ -212,7 +218,7 @@ def var_strong_scaling(experiment, folder, prefix):
     series = tables.strong_series(experiment)
     if not series:
         return None
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plt.subplots(figsize=(8, 4.5))
     ranks = []
     for index, strategy in enumerate(experiment.strategies("var")):
         rows = tables.scaling_rows(series[0], "var", strategy)
@@ -232,7 +238,7 @@ def var_strong_scaling(experiment, folder, prefix):
     ax.set_ylabel(f"speedup over {low} rank{'s' if low != 1 else ''}")
     ax.set_title(f"VaR strong scaling, {experiment.trades} trades")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    _legend_outside(ax)
     name = _save(fig, folder, f"{prefix}var_strong_scaling.png")
     return name, f"{experiment.label} var: strong-scaling speedup against the ideal line"
 

@@ -422,6 +422,11 @@ class Figures(unittest.TestCase):
         self.assertEqual(len(lines), 5)
         self.assertEqual(len({l.get_marker() for l in lines}), 5)
         self.assertEqual(len({str(l._dash_pattern) for l in lines}), 5)
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        self.assertFalse(ax.get_legend().get_window_extent(renderer)
+                         .overlaps(ax.get_window_extent(renderer)),
+                         "the legend covers the curves")
         figures.plt.close(fig)
 
 
