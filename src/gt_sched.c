@@ -309,7 +309,7 @@ static void gt_finish(ld_sched *s, ld_gt *g)
 }
 
 /* Every green thread starts here, on its own stack, and leaves with a last switch. */
-static void gt_entry(void *arg)
+_Noreturn static void gt_entry(void *arg)
 {
     ld_gt *g = arg;
 

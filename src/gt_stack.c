@@ -101,6 +101,28 @@ size_t ld_stack_page(void)
     return stack_page;
 }
 
+/* The usable bytes of a stack asked for with `size`: the default for 0, whole pages,
+ * and room for more than the header. */
+static size_t stack_usable(size_t size)
+{
+    if (size == 0)
+        size = LD_GT_STACK_DEFAULT;
+    return round_pages(size < LD_STACK_HEADER * 2 ? LD_STACK_HEADER * 2 : size);
+}
+
+/* A parked thread in own mode touches its stack's top page only; its slot's page-table
+ * entries are all there too, since the slots lie side by side and each has a page in
+ * use. A chunk is all touched, and nothing else. */
+uint64_t ld_gt_resident_bytes(enum ld_stack_mode mode, size_t stack_size, size_t n)
+{
+    size_t page = ld_stack_page();
+    size_t slot = page + stack_usable(stack_size);
+
+    if (mode == LD_STACK_COPY)
+        return (uint64_t)n * LD_GT_STACK_CHUNK;
+    return (uint64_t)n * (page + slot / page * sizeof(uint64_t));
+}
+
 /* Which modes to try, from LOOMDIST_STACK_GUARD: advice (the default), page, canary. */
 static void depot_guard_modes(ld_stack_depot *p)
 {
@@ -130,10 +152,8 @@ int ld_stack_depot_create(ld_stack_depot **out, size_t size, enum ld_stack_mode 
         free(p);
         return -ENOMEM;
     }
-    if (size == 0)
-        size = LD_GT_STACK_DEFAULT;
     p->mode = mode;
-    p->size = round_pages(size < LD_STACK_HEADER * 2 ? LD_STACK_HEADER * 2 : size);
+    p->size = stack_usable(size);
     p->slot = stack_page + p->size;
     if (mode == LD_STACK_COPY) {
         p->run_size = p->size;

@@ -162,7 +162,7 @@ static inline void ld_ctx_swap(ld_ctx *from, ld_ctx *to)
 
 /* The last switch away from a context whose entry function is done. ASan frees its
  * fake stack now; the stack itself may be reused once `to` runs. Never returns. */
-static inline void ld_ctx_leave(ld_ctx *from, ld_ctx *to)
+_Noreturn static inline void ld_ctx_leave(ld_ctx *from, ld_ctx *to)
 {
 #ifdef LD_CTX_ASAN
     __sanitizer_start_switch_fiber(NULL, to->stack_lo, to->stack_size);

@@ -1,12 +1,17 @@
-/* gt.h: green threads, each with its own stack and a context switch of its own.
+/* gt.h: green threads, with a context switch of their own, on carrier OS threads.
  *
  * One scheduler (ld_sched) lives on each carrier OS thread and drives that thread's
  * uv_loop. A green thread runs until it blocks in one of the calls below; the call
  * parks it on a libuv request whose callback makes it runnable again. Green threads
  * never migrate between carriers.
  *
- * A thread keeps its frames in a stack of its own or, in copy mode, in a small chunk
- * while it is switched out (enum ld_stack_mode below). Stacks are carved from large
+ * A thread's frames live in one of two ways (enum ld_stack_mode below): on a stack of
+ * its own (LD_STACK_OWN, what a scheduler gets with no config), or, in copy mode (what
+ * loomdist runs by default), on the one stack its carrier runs all its threads on,
+ * copied out into a small chunk of the thread's own while it is switched out. The
+ * guard, overflow and depot notes below apply to both: a chunk comes from a depot as a
+ * stack does, and the carrier's shared stack is guarded as a stack is. Stacks are
+ * carved from large
  * mmap'd slabs and kept in a per-scheduler cache for reuse, in front of a stack depot
  * that several schedulers, one after another or at once, may share; chunks likewise.
  * A thread's own struct lives in the top LD_GT_STACK_HEADER bytes of its stack (or at
@@ -40,8 +45,8 @@ typedef void (*ld_gt_fn)(void *arg);
 
 /* Where a green thread's frames live while it is switched out.
  *
- * LD_STACK_OWN   each thread has a stack of its own, as described above. Its top page
- *                stays resident while it waits: about 4 KiB per parked thread.
+ * LD_STACK_OWN   each thread has a stack of its own. Its top page stays resident while
+ *                it waits: about 4 KiB per parked thread.
  * LD_STACK_COPY  the threads of a carrier all run on one stack of the carrier's, with a
  *                guard page below it. When another thread needs that stack, the used
  *                part of the last one's is copied into a chunk of LD_GT_STACK_CHUNK
@@ -49,7 +54,11 @@ typedef void (*ld_gt_fn)(void *arg);
  *                again: Loom's freeze and thaw. A parked thread costs one chunk (a
  *                deeper stack spills the rest to the heap), and a yield goes through
  *                the scheduler. A pointer into a green thread's stack is then good
- *                only while that thread runs: no other thread may keep one.
+ *                only while that thread runs: no other thread may keep one. Should
+ *                the heap refuse a spill while the scheduler freezes a thread, there
+ *                is no caller to return the error to, and the thread's frames would
+ *                be lost: the process prints "loomdist: out of memory freezing green
+ *                thread N's stack" and aborts.
  */
 enum ld_stack_mode { LD_STACK_OWN, LD_STACK_COPY };
 
@@ -59,6 +68,13 @@ int ld_stack_mode_supported(enum ld_stack_mode mode);
 
 /* Bytes of a copy-mode chunk: the thread's struct, then its frozen frames. */
 #define LD_GT_STACK_CHUNK 512u
+
+/* The resident memory n parked green threads cost, for a check before a run that
+ * they fit: in own mode, each stack's top page and the page-table entries of its
+ * stack_size bytes (rounded up to pages; 0: the default) and guard page; in copy mode,
+ * a chunk each. Frames deeper than a chunk's room, their heap spills, each carrier's
+ * own stack and whatever the threads allocate are not counted. */
+uint64_t ld_gt_resident_bytes(enum ld_stack_mode mode, size_t stack_size, size_t n);
 
 /* Stacks (or, in copy mode, chunks) for any number of schedulers: freed ones keep
  * their pages, so a scheduler made later finds them warm. Thread-safe. */
@@ -126,13 +142,12 @@ uint64_t ld_gt_id(const ld_gt *g);
 /* In a green thread: let every other runnable green thread run once. */
 void ld_gt_yield(void);
 
-/* In a green thread: park for ns nanoseconds on the carrier's timing wheel. The
- * deadline is rounded up to the wheel's tick of 2^14 ns (16.4 µs), so the sleep never
- * ends early. A busy carrier wakes it within a tick; an idle one wakes for all the
- * deadlines of a 131 µs window at once, so it ends at most about 150 µs late, plus
- * scheduling delay. Sleeping costs the same at a million sleepers as at one. 0
- * behaves as yield. Should the wheel fail to grow (out of memory), the thread yields
- * until its deadline instead: it burns CPU, but still never wakes early. */
+/* In a green thread: park for ns nanoseconds, a deadline in the carrier's set of
+ * deadlines (deadlines.h), taken from the clock now. The sleep never ends early; a busy
+ * carrier wakes it within a tick of 16.4 µs, and an idle one at most about 150 µs
+ * late, plus scheduling delay. Sleeping costs the same at a million sleepers as at
+ * one. 0 behaves as yield. Should the set fail to grow (out of memory), the thread
+ * yields until its deadline instead: it burns CPU, but still never wakes early. */
 void ld_gt_sleep_ns(uint64_t ns);
 
 /* In a green thread: wait until g has returned, then free it (its stack goes back to
@@ -153,7 +168,10 @@ void ld_gt_park(void);
 void ld_gt_unpark(ld_gt *g);
 
 /* A lock for green threads: a contended lock parks the caller instead of blocking its
- * carrier (the monitor of JEP 491). Usable across carriers. */
+ * carrier (the monitor of JEP 491). Usable across carriers, by green threads only:
+ * outside a green thread there is nothing to park, so lock and unlock do nothing and
+ * exclude nothing, and an OS thread must not count on them. An unlock by a thread
+ * that does not own the lock does nothing either. */
 typedef struct ld_gt_mutex ld_gt_mutex;
 int ld_gt_mutex_create(ld_gt_mutex **out);
 void ld_gt_mutex_destroy(ld_gt_mutex *m);
