@@ -267,6 +267,8 @@ def resources(experiment, job, folder, prefix):
             ax.set_ylim(1 if field == "peak_threads" else min(means) / 2, top * 2.0)
         else:
             ax.set_ylim(0, top * 1.12)
+            if field == "peak_threads":  # a thread count has no halves
+                ax.yaxis.set_major_locator(ticker.MaxNLocator(integer=True))
         ax.set_ylabel(label)
         ax.tick_params(axis="x", rotation=20)
         ax.grid(True, axis="y", which="both", alpha=0.3)

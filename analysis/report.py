@@ -75,7 +75,8 @@ def _findings(judged):
             "per layout (one run's strategies against each other): confirmed when every "
             "layout supports it, refuted when every layout contradicts it, nuanced when "
             "they disagree or fall in between. A difference inside the 99.9% intervals "
-            "counts as noise, neither for nor against.", "",
+            "counts as noise, neither for nor against; for thread counts, which are exact, "
+            "the smallest and largest iterations stand in for the interval.", "",
             md_table(["Claim (seed studies)", "Measured evidence", "Verdict"], rows), ""]
 
 
