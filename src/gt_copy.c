@@ -16,11 +16,6 @@
 #include <sanitizer/asan_interface.h>
 #endif
 
-int ld_stack_mode_supported(enum ld_stack_mode mode)
-{
-    return mode == LD_STACK_OWN || LD_CTX_COPYABLE;
-}
-
 /* One stack for all of a scheduler's threads: two VMAs per carrier need no budget. */
 int ld_copy_run_map(ld_stack *run, size_t size)
 {

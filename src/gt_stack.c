@@ -123,6 +123,12 @@ uint64_t ld_gt_resident_bytes(enum ld_stack_mode mode, size_t stack_size, size_t
     return (uint64_t)n * (page + slot / page * sizeof(uint64_t));
 }
 
+/* Copy mode moves frames, and a ucontext holds pointers into its own stack. */
+int ld_stack_mode_supported(enum ld_stack_mode mode)
+{
+    return mode == LD_STACK_OWN || LD_CTX_COPYABLE;
+}
+
 /* Which modes to try, from LOOMDIST_STACK_GUARD: advice (the default), page, canary. */
 static void depot_guard_modes(ld_stack_depot *p)
 {
