@@ -163,30 +163,52 @@ static void attr_option(writer *w, const ld_opt *opt, const void *config)
     }
 }
 
+/* Append to list the attribute names of the options in opts that change a result. */
+static void result_names(const ld_opt *opts, size_t n, char *list, size_t len)
+{
+    char name[64];
+    for (size_t k = 0; k < n; k++) {
+        if (!(opts[k].flags & LD_OPT_RESULT))
+            continue;
+        attr_name(&opts[k], name, sizeof name);
+        if (list[0])
+            strncat(list, ",", len - strlen(list) - 1);
+        strncat(list, name, len - strlen(list) - 1);
+    }
+}
+
 /* Every option that changes a result, the driver's and each selected job's, as a
- * root attribute; `result_options` names them, for the analysis' experiment key. */
+ * root attribute; `result_options` names them all, for the analysis' experiment key. */
 static void write_result_options(writer *w, const ld_options *o)
 {
-    char list[1024] = "", name[64];
+    char list[1024] = "";
     size_t n;
     const ld_opt *common = ld_options_common(&n);
-    for (size_t j = 0; j <= ld_njobs; j++) {
-        if (j > 0 && !o->selected[j - 1])
+    result_names(common, n, list, sizeof list);
+    for (size_t k = 0; k < n; k++)
+        if (common[k].flags & LD_OPT_RESULT)
+            attr_option(w, &common[k], o);
+    for (size_t j = 0; j < ld_njobs; j++) {
+        if (!o->selected[j])
             continue;
-        const ld_opt *opts = j == 0 ? common : ld_jobs[j - 1]->opts;
-        size_t nopts = j == 0 ? n : ld_jobs[j - 1]->nopts;
-        const void *config = j == 0 ? (const void *)o : o->job_config[j - 1];
-        for (size_t k = 0; k < nopts; k++) {
-            if (!(opts[k].flags & LD_OPT_RESULT))
-                continue;
-            attr_option(w, &opts[k], config);
-            attr_name(&opts[k], name, sizeof name);
-            if (list[0])
-                strncat(list, ",", sizeof list - strlen(list) - 1);
-            strncat(list, name, sizeof list - strlen(list) - 1);
-        }
+        result_names(ld_jobs[j]->opts, ld_jobs[j]->nopts, list, sizeof list);
+        for (size_t k = 0; k < ld_jobs[j]->nopts; k++)
+            if (ld_jobs[j]->opts[k].flags & LD_OPT_RESULT)
+                attr_option(w, &ld_jobs[j]->opts[k], o->job_config[j]);
     }
     attr_string(w, w->file, "result_options", list);
+}
+
+/* A job's group names the options its results depend on: the driver's and its own,
+ * so its results compare with another file's that ran other jobs beside it. */
+static void write_job_options(writer *w, hid_t group, const ld_job *job)
+{
+    char list[1024] = "";
+    size_t n;
+    const ld_opt *common = ld_options_common(&n);
+    result_names(common, n, list, sizeof list);
+    result_names(job->opts, job->nopts, list, sizeof list);
+    attr_string(w, group, "result_options", list);
 }
 
 static void write_root_attrs(writer *w, const ld_h5_context *c)
@@ -316,7 +338,8 @@ static hid_t col_type(enum ld_col_type t)
 static int write_results(writer *w, hid_t g, const ld_record *r, slab s)
 {
     size_t n = (size_t)s.count, size = r->job->result_size;
-    char *buf = malloc((n ? n : 1) * sizeof(int64_t));
+    void *mem = malloc((n ? n : 1) * sizeof(int64_t)); /* room for the widest type */
+    char *buf = mem;
     if (!buf)
         return -1;
     for (size_t k = 0; k < r->job->ncolumns; k++) {
@@ -384,10 +407,12 @@ static int write_figures(writer *w, hid_t g, const ld_record *r)
 /* /<job>/<strategy>: attributes, per-trade results, per-iteration metrics. */
 static int write_strategy(writer *w, const ld_record *r, slab s)
 {
+    int fresh = H5Lexists(w->file, r->job->name, H5P_DEFAULT) <= 0;
     hid_t job =
-        H5Lexists(w->file, r->job->name, H5P_DEFAULT) > 0
-            ? H5Gopen2(w->file, r->job->name, H5P_DEFAULT)
-            : H5Gcreate2(w->file, r->job->name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        fresh ? H5Gcreate2(w->file, r->job->name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)
+              : H5Gopen2(w->file, r->job->name, H5P_DEFAULT);
+    if (job >= 0 && fresh)
+        write_job_options(w, job, r->job);
     hid_t g = H5Gcreate2(job, r->strategy->name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (job < 0 || g < 0)
         return -1;

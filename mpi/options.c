@@ -49,7 +49,7 @@ static const ld_opt common[] = {
     {"workers", LD_OPT_COUNT, AT(workers), 1, LD_CPUS_MAX, 0, NULL, "N",
      "pinned workers of the worker strategies (default: the rank's CPUs)", LD_OPT_RESULT,
      NULL},
-    {"stack-size", LD_OPT_COUNT, AT(stack_kib), 16, 65536, LD_GT_STACK_DEFAULT / 1024,
+    {"stack-size", LD_OPT_COUNT, AT(stack_kib), 16, 65536, LD_GT_STACK_DEFAULT / 1024.0,
      NULL, "KIB",
      "usable stack of each green thread in KiB (default 64); in copy mode, of each "
      "carrier's one stack",
@@ -251,7 +251,8 @@ static int parse_jobs(ld_options *o, const char *v, char *err, size_t errlen)
 }
 
 /* One --strategies item: "name" selects the strategy of that name in every job that
- * has one, and "job/name" only that job's. Returns the number of strategies it matched. */
+ * has one, and "job/name" only that job's. Returns the number of strategies it matched.
+ */
 static int select_strategy(uint32_t *sel, const char *item)
 {
     const char *slash = strchr(item, '/');
@@ -334,6 +335,8 @@ static int apply_special(ld_options *o, parse_state *ps, const struct special *s
                                : &ps->schema) = 1;
         return 0;
     }
+    if (!v) /* every other special takes a value; parse_arg has made sure of it */
+        return fail(err, errlen, "--%s needs a value (%s)", sp->name, sp->metavar);
     if (strcmp(sp->name, "jobs") == 0)
         return parse_jobs(o, v, err, errlen);
     if (strcmp(sp->name, "strategies") == 0) {

@@ -84,6 +84,9 @@ void ld_schema_print(FILE *out)
     print_options(out, "all", common, n);
     for (size_t j = 0; j < ld_njobs; j++)
         print_options(out, ld_jobs[j]->name, ld_jobs[j]->opts, ld_jobs[j]->nopts);
+    fprintf(out, "\n**Every /<job>** has the attribute `result_options` (string): the "
+                 "root attributes its results depend on, the driver's options and its "
+                 "own.\n");
     fprintf(out, "\n**Every /<job>/<strategy>**: attributes `job`, `strategy` (string), "
                  "`tasks` (uint64), `threads` (int32: the OS threads it runs on), "
                  "`iteration_kept` (int32: the measured iteration the [trades] datasets "

@@ -71,8 +71,9 @@ static void gather_percentiles(MPI_Comm comm, const ld_options *o, const ld_shar
     int *counts = rank == 0 ? malloc((size_t)size * sizeof *counts) : NULL;
     int *displs = rank == 0 ? malloc((size_t)size * sizeof *displs) : NULL;
     int64_t *all = rank == 0 ? malloc(o->trades * sizeof *all) : NULL;
-    int ok = mine && (rank != 0 || (counts && displs && all));
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    int here = mine && (rank != 0 || (counts && displs && all)), ok = 0;
+    MPI_Allreduce(&here, &ok, 1, MPI_INT, MPI_LAND, comm);
+    ok = ok && mine && (rank != 0 || (counts && displs && all)); /* as here, spelt out */
     out->have_pct = ok;
     if (ok) {
         for (size_t i = 0; i < share->n; i++)
@@ -136,9 +137,9 @@ static int reduce_iterations(MPI_Comm comm, const ld_record *r, row *out)
     MPI_Comm_size(comm, &size);
     int64_t *max = calloc(its, sizeof *max), *sum = calloc(its, sizeof *sum);
     double *ms = calloc(its, sizeof *ms);
-    int ok = max && sum && ms;
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
-    if (ok) {
+    int here = max && sum && ms, ok = 0;
+    MPI_Allreduce(&here, &ok, 1, MPI_INT, MPI_LAND, comm);
+    if (ok && max && sum && ms) {
         reduce_iter(comm, r, FIELD(wall_ns), MPI_MAX, max);
         reduce_iter(comm, r, FIELD(wall_ns), MPI_SUM, sum);
         for (unsigned it = 0; it < its; it++) {
@@ -403,13 +404,13 @@ void ld_table_print(MPI_Comm comm, const ld_options *o, const ld_share *share,
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     row *rows = calloc(run->n ? run->n : 1, sizeof *rows);
-    int ok = rows != NULL;
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
-    for (size_t i = 0; ok && i < run->n; i++)
+    int here = rows != NULL, ok = 0;
+    MPI_Allreduce(&here, &ok, 1, MPI_INT, MPI_LAND, comm);
+    for (size_t i = 0; ok && rows && i < run->n; i++)
         ok = reduce_row(comm, o, share, &run->rec[i], &rows[i]) == 0;
     if (rank == 0 && !ok)
         fprintf(stderr, "loomdist: out of memory reducing the results table\n");
-    if (rank == 0 && ok) {
+    if (rank == 0 && ok && rows) {
         print_tables(out, o, run, rows);
         if (!o->quiet)
             print_details(out, o, run, rows, size);
