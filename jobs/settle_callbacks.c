@@ -1,65 +1,100 @@
-/* settle_callbacks.c: stackless settlement, one libuv timer state machine per trade.
+/* settle_callbacks.c: stackless settlement, one state machine per trade.
  *
- * Each trade is a uv_timer_t and the index of its next call; the timer's callback
- * starts the next call or finishes the trade. There is no stack to switch, so this is
- * the floor the green strategies are measured against.
+ * A trade is the index of its call in flight. Each call is a deadline in its carrier's
+ * set of deadlines (deadlines.h), taken from the clock when the call starts, as a green
+ * trade's sleep is: both strategies wait the same deadlines, to the same resolution,
+ * where libuv's own timers would round every call up to a whole millisecond. The
+ * set's fire callback, on the carrier's uv_loop, starts the trade's next call or
+ * finishes it. No stack and no green thread, so this is the floor the green
+ * strategies are measured against.
  */
 #include "carriers.h"
+#include "deadlines.h"
 #include "settle.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
 typedef struct cb_trade {
-    uv_timer_t timer; /* first, so the handle's address is the trade's */
-    const ld_job_input *in;
     size_t index;
     int call; /* the call now in flight */
 } cb_trade;
 
+/* One carrier's trades and the deadlines of their calls. */
+typedef struct cb_carrier {
+    const ld_job_input *in;
+    ld_deadlines *calls;
+    size_t left; /* trades not yet finished */
+    int rc;      /* the first error */
+} cb_carrier;
+
 typedef struct cb_run {
     const ld_job_input *in;
     cb_trade *trades;
+    cb_carrier *carriers;
     unsigned ncarriers;
 } cb_run;
 
-/* Start the next call that is made, or finish the trade when none is left. */
-static void next_call(cb_trade *t);
-
-static void call_done(uv_timer_t *timer)
+/* A trade is over, settled or given up: the carrier's last one closes the set, and
+ * with nothing left on it the carrier's loop ends. */
+static void trade_over(cb_carrier *c)
 {
-    cb_trade *t = (cb_trade *)timer;
-    t->call++;
-    next_call(t);
+    if (--c->left == 0)
+        ld_deadlines_close(c->calls);
 }
 
-static void next_call(cb_trade *t)
+/* Start the next call that is made, or finish the trade when none is left. A call
+ * whose deadline has passed by the time it is added is over at once. */
+static void next_call(cb_carrier *c, cb_trade *t)
 {
-    const ld_settle_plan *plan = (const ld_settle_plan *)t->in->prepared + t->index;
-    while (t->call < LD_SETTLE_CALLS && plan->latency_ns[t->call] == 0)
-        t->call++;
-    if (t->call == LD_SETTLE_CALLS) {
-        ld_settle_finish(t->in, t->index);
-        uv_close((uv_handle_t *)&t->timer, NULL);
-        return;
+    const ld_settle_plan *plan = (const ld_settle_plan *)c->in->prepared + t->index;
+
+    for (;; t->call++) {
+        while (t->call < LD_SETTLE_CALLS && plan->latency_ns[t->call] == 0)
+            t->call++;
+        if (t->call == LD_SETTLE_CALLS) {
+            ld_settle_finish(c->in, t->index);
+            trade_over(c);
+            return;
+        }
+        int rc = ld_deadlines_add(c->calls, t,
+                                  uv_hrtime() + (uint64_t)plan->latency_ns[t->call]);
+        if (rc == 0)
+            return;
+        if (rc < 0) {
+            c->rc = c->rc ? c->rc : rc;
+            trade_over(c);
+            return;
+        }
     }
-    /* libuv timers count whole milliseconds; round up so no call is cut short. */
-    uint64_t ms = ((uint64_t)plan->latency_ns[t->call] + 999999) / 1000000;
-    uv_update_time(t->timer.loop);
-    uv_timer_start(&t->timer, call_done, ms, 0);
+}
+
+/* The call in flight has taken its latency. */
+static void call_done(void *item, void *ctx)
+{
+    cb_trade *t = item;
+
+    t->call++;
+    next_call(ctx, t);
 }
 
 /* Carrier c starts the trades c, c + N, ... on its loop; the scheduler runs the loop. */
 static int start_share(unsigned c, ld_sched *s, void *ctx)
 {
     cb_run *r = ctx;
+    cb_carrier *me = &r->carriers[c];
+
+    *me = (cb_carrier){.in = r->in};
+    for (size_t i = c; i < r->in->n; i += r->ncarriers)
+        me->left++;
+    if (me->left == 0)
+        return 0;
+    int rc = ld_deadlines_open(&me->calls, ld_sched_loop(s), call_done, me);
+    if (rc)
+        return rc;
     for (size_t i = c; i < r->in->n; i += r->ncarriers) {
-        cb_trade *t = &r->trades[i];
-        *t = (cb_trade){.in = r->in, .index = i};
-        int rc = uv_timer_init(ld_sched_loop(s), &t->timer);
-        if (rc)
-            return rc;
-        next_call(t);
+        r->trades[i] = (cb_trade){.index = i};
+        next_call(me, &r->trades[i]);
     }
     return 0;
 }
@@ -68,9 +103,11 @@ int ld_settle_callbacks(const ld_job_input *in)
 {
     cb_run r = {.in = in, .ncarriers = ld_carriers_count(in->cfg)};
     r.trades = malloc((in->n ? in->n : 1) * sizeof *r.trades);
-    if (!r.trades)
-        return -ENOMEM;
-    int rc = ld_carriers_run(in->cfg, start_share, &r);
+    r.carriers = calloc(r.ncarriers, sizeof *r.carriers);
+    int rc = r.trades && r.carriers ? ld_carriers_run(in->cfg, start_share, &r) : -ENOMEM;
+    for (unsigned c = 0; rc == 0 && r.carriers && c < r.ncarriers; c++)
+        rc = r.carriers[c].rc;
+    free(r.carriers);
     free(r.trades);
     return rc;
 }
