@@ -35,13 +35,14 @@ int ld_micro_run_green(const ld_sched_config *cfg, ld_micro_body fn, void *arg)
     return rc ? rc : run_rc;
 }
 
-/* The park family's largest count holds that many stacks, each with one page touched
- * and its share of page tables. */
+/* The park family's largest count holds that many parked threads with stacks of their
+ * own, as the runtime counts them, and their tasks. */
 static uint64_t micro_resident_bytes(const ld_job_config *cfg, size_t n)
 {
     (void)n;
     const ld_micro_config *mc = cfg->opts;
-    return mc->micro_max * (4096 + 512);
+    return ld_gt_resident_bytes(LD_STACK_OWN, cfg->stack_size, mc->micro_max) +
+           mc->micro_max * 512;
 }
 
 static const ld_strategy micro_strategies[] = {

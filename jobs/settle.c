@@ -71,12 +71,11 @@ void ld_settle_block_ns(int64_t ns)
         ;
 }
 
-/* A green thread per trade: its chunk, or one resident stack page holding its struct
- * and the stack's share of page tables; and the trade's plan, task and result. */
+/* A parked green thread per trade, as the runtime counts it, and the trade's plan,
+ * task and result. */
 static uint64_t settle_resident_bytes(const ld_job_config *cfg, size_t n)
 {
-    uint64_t thread = cfg->stack_mode == LD_STACK_COPY ? LD_GT_STACK_CHUNK : 4096;
-    return (uint64_t)n * (thread + 512);
+    return ld_gt_resident_bytes(cfg->stack_mode, cfg->stack_size, n) + (uint64_t)n * 512;
 }
 
 /* The threads strategy's pool; the others run on the carriers. */
