@@ -25,10 +25,9 @@ readonly CHECK=$SRC/tests/slurm/check_h5.py
 # must put it elsewhere, wherever its state folder is.
 readonly PRIVATE=$WORK/private
 readonly STATE=$PRIVATE/cluster
-# Ports away from both Slurm's defaults and local-cluster's, so a cluster
-# someone started by hand does not collide with the test's.
-readonly PORTS=${LOOMDIST_SLURM_TEST_PORTS:-16827,17011}
 readonly NODES=3
+# CTLD,NODE1 ports: LOOMDIST_SLURM_TEST_PORTS, else free ones (pick_ports).
+PORTS=""
 readonly TRADES=600
 readonly LD_ARGS=(--latency-scale 0.02 --trades "$TRADES" --sims 2000)
 FAILURES=0
@@ -123,6 +122,36 @@ show_logs() {
         echo "---- last lines of ${f#"$WORK"/}"
         tail -n 15 "$f"
     done
+}
+
+# Ports away from both Slurm's defaults and local-cluster's, so a cluster
+# someone started by hand does not collide with the test's; and free ones, since
+# another copy of this test (another build folder, a chroot sharing this host's
+# network) may hold the first choice: slurmctld and each slurmd must bind theirs.
+pick_ports() {
+    if [[ -n ${LOOMDIST_SLURM_TEST_PORTS:-} ]]; then
+        PORTS=$LOOMDIST_SLURM_TEST_PORTS
+        return
+    fi
+    PORTS=$("$PY" - "$NODES" <<'EOF'
+import socket, sys
+nodes = int(sys.argv[1])
+def free(port):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        s.bind(("", port))
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+for base in range(16827, 17800, 10):
+    if all(free(p) for p in range(base, base + nodes + 1)):
+        print(f"{base},{base + 1}")
+        break
+EOF
+    )
+    [[ -n $PORTS ]] || { echo "FAIL: no free ports for the test cluster"; exit 1; }
 }
 
 # Start the emulated cluster and point this shell at it. Slurm variables from
@@ -314,6 +343,7 @@ main() {
     # A signal (Ctrl-C, a test driver's TERM) must still run cleanup.
     trap 'exit 130' INT
     trap 'exit 143' TERM
+    pick_ports
     start_cluster
     test_scaling_jobs
     test_sweep
