@@ -11,7 +11,7 @@
  *
  * A crew is a set of threads started together that all stay alive until it is
  * complete: one whose start routine returns early waits, still counted, for
- * ld_census_crew_complete. A pool of N threads then has N at once however short the
+ * ld_census_crew_complete. A crew of N threads then has N at once however short the
  * run, as a JVM's pool keeps its threads until shutdown.
  *
  * The count is process-wide, the one mutable state outside a scheduler here, because
