@@ -89,14 +89,15 @@ static unsigned settle_threads_count(const ld_job_config *cfg, const ld_strategy
 static const ld_strategy settle_strategies[] = {
     {"threads", "a pool of --os-threads OS threads, each call a blocking sleep",
      ld_settle_threads, LD_ON_OWN},
-    {"green", "one green thread per trade, each call parks it on a libuv timer",
+    {"green", "one green thread per trade, each call parks it until its deadline",
      ld_settle_green, LD_ON_CARRIERS},
     {"green-pinned",
      "green, but --pin-fraction of trades block their carrier in a monitor",
      ld_settle_green_pinned, LD_ON_CARRIERS},
     {"green-monitor", "the same monitor, parking the green thread instead (JEP 491)",
      ld_settle_green_monitor, LD_ON_CARRIERS},
-    {"callbacks", "stackless: one libuv timer state machine per trade",
+    {"callbacks",
+     "stackless: one state machine per trade, each call a deadline on the loop",
      ld_settle_callbacks, LD_ON_LOOPS},
 };
 

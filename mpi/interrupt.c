@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "h5out.h"
+#include "sigline.h"
 
 /* What the handler says and removes, made ready before it can run, since it may call
  * nothing that locks or allocates. A handler reaches no state but static state, so
@@ -16,25 +17,17 @@ static struct {
     volatile sig_atomic_t written;
 } note;
 
-/* Append s to out[at..cap) without the string functions (async-signal-safe). */
-static size_t put(char *out, size_t at, size_t cap, const char *s)
-{
-    while (*s != '\0' && at < cap)
-        out[at++] = *s++;
-    return at;
-}
-
 /* One write(2) of the whole line, so the lines of several threads never interleave;
  * then the temporary file goes, and the rank dies of the signal it got. */
 static void on_interrupt(int sig)
 {
-    char line[128];
-    size_t n = put(line, 0, sizeof line, note.prefix);
-    n = put(line, n, sizeof line, sig == SIGINT ? "SIGINT" : "SIGTERM");
-    n = put(line, n, sizeof line,
-            note.written ? "; its results were written\n" : "; no results written\n");
-    ssize_t w = write(STDERR_FILENO, line, n);
-    (void)w;
+    ld_sigline line;
+    ld_sigline_init(&line);
+    ld_sigline_str(&line, note.prefix);
+    ld_sigline_str(&line, sig == SIGINT ? "SIGINT" : "SIGTERM");
+    ld_sigline_str(&line, note.written ? "; its results were written\n"
+                                       : "; no results written\n");
+    ld_sigline_write(&line, STDERR_FILENO);
     if (!note.written)
         unlink(note.tmp);
     struct sigaction dfl = {.sa_handler = SIG_DFL};
