@@ -34,6 +34,9 @@
 #define LD_JOB_CONFIG_MAX 256 /* bytes of a job's own config struct */
 #define LD_JOB_RESULT_MAX 64  /* bytes of a job's per-task result struct */
 
+/* The number of entries of a declared table. */
+#define LD_LEN(table) (sizeof(table) / sizeof((table)[0]))
+
 /* --- Options ------------------------------------------------------------------- */
 
 enum ld_opt_type {
