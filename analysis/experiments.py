@@ -1,10 +1,12 @@
 """Grouping runs into experiments and configurations, and summarizing each strategy.
 
-An experiment is every run whose options that change a result all agree: the book
-(seed, trades, sims), the latency scale, the stacks, the VaR kernel, the pool size and
-the rest that the file's `result_options` names. Only those may share a table. Within
-it, a configuration is one (nodes, ranks) layout; repeated runs of one layout are pooled
-as further iterations, as JMH pools forks.
+An experiment is, per job, every run whose options that change that job's results all
+agree: the driver's (the book, the stacks, the partition) and the job's own (the latency
+scale and pool size for settle, sims and the VaR kernel for var), as the /<job> group's
+`result_options` names them (else the file's, else a fixed list). So the settle rows of
+a settle-only run and of a settle+var run pool, while var rows of different kernels
+never do. Within an experiment, a configuration is one (nodes, ranks) layout; repeated
+runs of one layout are pooled as further iterations, as JMH pools forks.
 """
 from dataclasses import dataclass, field
 
@@ -95,6 +97,7 @@ class Config:
     ranks: int
     runs: list
     summaries: dict = field(default_factory=dict)  # (job, strategy) -> Summary
+    job_runs: dict = field(default_factory=dict)   # job -> the runs its rows come from
 
     @property
     def label(self):
@@ -233,12 +236,15 @@ def summarize(runs, job, strategy):
         critical_path_ns=group.critical_path_ns, per_rank=per_rank, units=group.units)
 
 
-def _config(label, runs):
-    """Summarize every strategy any run of one layout holds."""
+def _config(label, pairs):
+    """Summarize every strategy of one layout, each job from the runs whose rows of that
+    job belong to this experiment. pairs: (run, job), in file order."""
+    runs = list({id(r): r for r, _ in pairs}.values())
     config = Config(experiment=label, nodes=runs[0].nodes, ranks=runs[0].ranks, runs=runs)
-    keys = {key for r in runs for key in r.strategies}
-    for job, strategy in keys:
-        config.summaries[(job, strategy)] = summarize(runs, job, strategy)
+    for job in {j for _, j in pairs}:
+        having = config.job_runs[job] = [r for r, j in pairs if j == job]
+        for strategy in {s for r in having for j, s in r.strategies if j == job}:
+            config.summaries[(job, strategy)] = summarize(having, job, strategy)
     return config
 
 
@@ -269,36 +275,49 @@ def _apart_text(experiments):
 
 
 def group_experiments(runs):
-    """Split runs into experiments by every result-changing option and into
-    configurations by layout. Returns the experiments and one line per thing the user
-    should know about the grouping."""
+    """Split each run's jobs into experiments by every option that changes that job's
+    results, and each experiment into configurations by layout. A run whose jobs have
+    different keys is in more than one experiment. Returns the experiments and one line
+    per thing the user should know about the grouping."""
     by_key = {}
     for run in runs:
-        by_key.setdefault(run.experiment_key, []).append(run)
+        for job in run.jobs():
+            by_key.setdefault(run.experiment_key(job), []).append((run, job))
     experiments, notes = [], []
     ordered_keys = sorted(by_key, key=lambda k: _sort_key(dict(k)))
     for index, key in enumerate(ordered_keys):
-        members = by_key[key]
+        pairs = by_key[key]
         label = f"E{index + 1}"
         layouts = {}
-        for run in members:
-            layouts.setdefault((run.nodes, run.ranks), []).append(run)
+        for run, job in pairs:
+            layouts.setdefault((run.nodes, run.ranks), []).append((run, job))
         ordered = sorted(layouts, key=lambda k: (k[1], k[0]))  # by ranks, then nodes
         configs = [_config(label, layouts[k]) for k in ordered]
         experiments.append(Experiment(label, dict(key), configs))
-        notes.extend(_missing_jobs(label, members))
-    if len(experiments) > 1:
-        parts = "; ".join(f"{e.label}: {e.description} ({sum(len(c.runs) for c in e.configs)}"
-                          f" files)" for e in experiments)
-        notes.append(f"inputs mix {len(experiments)} experiments ({_apart_text(experiments)});"
-                     f" each is reported on its own, never pooled: {parts}")
+        notes.extend(_missing_jobs(label, list({id(r): r for r, _ in pairs}.values()),
+                                   {job for _, job in pairs}))
+    mixes = {}  # the experiments one job is split over -> the jobs split so
+    for job in order({j for e in experiments for j in e.jobs()}, JOB_ORDER):
+        apart = tuple(e for e in experiments if job in e.jobs())
+        if len(apart) > 1:
+            mixes.setdefault(tuple(e.label for e in apart), (apart, []))[1].append(job)
+    for apart, jobs in mixes.values():
+        parts = "; ".join(f"{e.label}: {e.description} ({_files(e, jobs)} files)"
+                          for e in apart)
+        notes.append(f"inputs mix {len(apart)} experiments ({_apart_text(apart)}); each is "
+                     f"reported on its own, never pooled, for {', '.join(jobs)}: {parts}")
     return experiments, notes
 
 
-def _missing_jobs(label, members):
-    """Name files of an experiment that lack a job the others ran, unless the file
-    itself already said so by listing the job."""
-    every = {job for run in members for job in run.jobs()}
+def _files(experiment, jobs):
+    """How many files give an experiment its rows of these jobs."""
+    return len({id(r) for c in experiment.configs for job in jobs
+                for r in c.job_runs.get(job, [])})
+
+
+def _missing_jobs(label, members, every):
+    """Name files of an experiment that lack one of its jobs (every) that the others
+    ran, unless the file itself already said so by listing the job."""
     notes = []
     for run in members:
         for job in sorted(every - set(run.jobs()) - set(run.jobs_listed)):

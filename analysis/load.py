@@ -85,13 +85,15 @@ class Run:
     options: dict = field(default_factory=dict)  # result-changing root attribute -> value
     options_listed: bool = False  # True when the file's result_options named them
     strategies: dict = field(default_factory=dict)  # (job, strategy) -> Strategy
+    job_options: dict = field(default_factory=dict)  # job -> the options its results use
+    job_key_from: dict = field(default_factory=dict)  # job -> KEY_FROM_* it was read from
 
-    @property
-    def experiment_key(self):
-        """Runs are one experiment only when every option that changes a result agrees:
-        the book, the settle and var parameters, the stacks. The key is a sorted tuple of
-        (name, value) pairs, so runs that recorded different options never share one."""
-        return tuple(sorted(self.options.items()))
+    def experiment_key(self, job):
+        """A job's rows are one experiment only when every option that changes that
+        job's results agrees: the driver's (the book, the stacks) and the job's own. The
+        key is a sorted tuple of (name, value) pairs, so runs that recorded different
+        options never share one. A job with no options of its own uses the file's."""
+        return tuple(sorted(self.job_options.get(job, self.options).items()))
 
     @property
     def cores(self):
@@ -172,6 +174,25 @@ def read_options(attrs):
         else:
             options[name] = None
     return options, listed
+
+
+KEY_FROM_JOB = "job's result_options"
+KEY_FROM_ROOT = "file's result_options"
+KEY_FROM_FIXED = "fixed list (older file)"
+
+
+def read_job_options(root_attrs, job_attrs, root_options, root_listed):
+    """(name -> value, where the names came from) for one job: the options its
+    /<job> group's result_options names (the driver's and the job's own, values read
+    from the root), else the file's result_options, else the fixed list."""
+    if "result_options" not in job_attrs:
+        return dict(root_options), KEY_FROM_ROOT if root_listed else KEY_FROM_FIXED
+    names = [n.strip() for n in _text(job_attrs["result_options"]).split(",")]
+    options = {}
+    for name in dict.fromkeys(names):
+        if name and name not in SCALING_AXES:
+            options[name] = attr_value(root_attrs[name]) if name in root_attrs else None
+    return options, KEY_FROM_JOB
 
 
 def find_files(paths):
@@ -330,6 +351,8 @@ def _read_run(path, f, notes):
             notes.append(f"{path}: job {job} is listed in the jobs attribute but its "
                          f"group is missing; the file's other jobs are used")
             continue
+        run.job_options[job], run.job_key_from[job] = read_job_options(
+            attrs, f[job].attrs, options, options_listed)
         for name, group in f[job].items():
             if not isinstance(group, h5py.Group):
                 continue

@@ -82,13 +82,21 @@ def _findings(judged):
 
 def _inputs(runs, experiments):
     """Every file used, so each number can be traced to its run."""
-    label = {id(r): e.label for e in experiments for c in e.configs for r in c.runs}
+    labels = {}  # run -> the experiments its jobs' rows are in
+    for e in experiments:
+        for c in e.configs:
+            for r in c.runs:
+                labels.setdefault(id(r), []).append(e.label)
+    label = {run: ", ".join(dict.fromkeys(found)) for run, found in labels.items()}
+    key_from = lambda r: ", ".join(dict.fromkeys(
+        r.job_key_from.get(j, load.KEY_FROM_ROOT if r.options_listed else load.KEY_FROM_FIXED)
+        for j in r.jobs()))
     shown = lambda value: "—" if value is None else f"{value:g}" if isinstance(value, float) \
         else value
     rows = [(r.path, r.date, r.slurm_job_id or "—", r.nodes, r.ranks, r.trades, r.seed,
              shown(r.sims), shown(r.latency_scale), shown(r.stack_mode), r.iterations,
              ",".join(r.jobs()),
-             label[id(r)], "result_options" if r.options_listed else "fixed list (older file)")
+             label[id(r)], key_from(r))
             for r in sorted(runs, key=lambda r: (label[id(r)], r.ranks, r.nodes, r.path))]
     keys = [f"- **{e.label}**: {e.description}" for e in experiments]
     return ["## Inputs", "",
@@ -211,10 +219,13 @@ METHOD = """## Method
 - **Confidence**: mean ± the {conf} two-sided Student-t half-width,
   t(1 − 0.001/2, n − 1)·sd/√n, over the iterations (pooled over files of the same
   experiment and layout), given for {min_ci} or more iterations and never for fewer.
-- **Experiment key**: runs are one experiment only when every root attribute that
-  changes a result agrees. Here the key is: {key}. A file's `result_options` names
-  those attributes; for an older file without it, the fixed list {fallback} is used, as
-  far as the file has them (a file without `stack_mode` counts as own 64 KiB stacks).
+- **Experiment key**: a job's rows of two runs are one experiment only when every root
+  attribute that changes that job's results agrees. Here the keys use: {key}. The
+  `/<job>` group's `result_options` names those attributes (the driver's options and
+  the job's own), so a settle-only run and a settle+var run pool their settle rows; a
+  file without it uses its root `result_options` for every job, and an older file
+  without either the fixed list {fallback}, as far as the file has them (a file without
+  `stack_mode` counts as own 64 KiB stacks).
   Ranks, nodes and ranks per node are the scaling axes and not part of the key.
   Experiments are never pooled with each other.
 - **Peak OS Threads** is the highest single rank's peak thread count in an iteration,

@@ -7,6 +7,9 @@ Strings are written the way current loomdist writes them, variable-length UTF-8 
 reads them as str), or with strings="fixed" as older files did, fixed-length bytes (h5py
 reads numpy bytes). options adds result-changing root attributes, and
 result_options=True lists them, with the book's, in the `result_options` attribute.
+job_result_options=True does as loomdist does now: the root holds a job's options only
+when it ran, and each /<job> group's `result_options` names the driver's options and
+that job's own.
 """
 import heapq
 
@@ -61,6 +64,9 @@ def _var_model(strategy, trades, sims, cpus):
 
 # Root attributes the book itself contributes to result_options.
 BOOK_OPTIONS = ("seed", "trades", "sims", "latency_scale", "partition")
+# The options each job owns; any other result option is the driver's, shared by all.
+JOB_OPTIONS = {"settle": ("latency_scale", "os_threads", "pin_fraction", "fail_rate"),
+               "var": ("sims", "var_kernel")}
 
 
 def put_text(attrs, name, value, strings):
@@ -82,8 +88,22 @@ def _put_option(attrs, name, value, strings):
         attrs[name] = np.int32(value)
 
 
+def _owned_by_others(name, ran):
+    """Whether an option belongs only to jobs that did not run."""
+    owners = [job for job, names in JOB_OPTIONS.items() if name in names]
+    return bool(owners) and not set(owners) & set(ran)
+
+
+def _write_job_keys(f, names, strings):
+    """Each /<job> group's result_options: the driver's options and the job's own."""
+    for job in JOB_OPTIONS:
+        if job in f:
+            own = [n for n in names if not _owned_by_others(n, [job])]
+            put_text(f[job].attrs, "result_options", ",".join(own), strings)
+
+
 def _write_root(f, schema_version, seed, trades, sims, ranks, nodes, scale, iterations, jobs,
-                stack_mode, strings, partition, options, result_options):
+                stack_mode, strings, partition, options, result_options, ran=None):
     """The root attributes the schema lists; stack_mode None leaves out the ones a file
     written before them lacks."""
     a = f.attrs
@@ -107,8 +127,13 @@ def _write_root(f, schema_version, seed, trades, sims, ranks, nodes, scale, iter
     for name, value in (options or {}).items():
         _put_option(a, name, value, strings)
         names.append(name)
+    if ran is not None:  # a job's options are written only when it ran
+        for name in [n for n in names if _owned_by_others(n, ran)]:
+            del a[name]
+        names = [n for n in names if not _owned_by_others(n, ran)]
     if result_options:
         put_text(a, "result_options", ",".join(names), strings)
+    return names
 
 
 def _write_ranks(f, ranks, nodes, cores_per_node, counts):
@@ -202,7 +227,8 @@ def write_run(path, ranks=1, nodes=1, trades=400, seed=42, sims=2000, latency_sc
               iterations=5, jobs=("settle", "var"), settle=SETTLE, var=VAR,
               schema_version=1, listed_jobs=None, cores_per_node=2, noise_seed=0,
               stack_mode=None, strings="utf8", partition="block", options=None,
-              result_options=False, units=False, iteration_kept=None):
+              result_options=False, units=False, iteration_kept=None,
+              job_result_options=False):
     """Write one synthetic run. listed_jobs (default jobs) is what the jobs attribute
     claims, so a file can list a job whose group it lacks. iteration_kept "last" names
     the last measured iteration."""
@@ -216,9 +242,10 @@ def write_run(path, ranks=1, nodes=1, trades=400, seed=42, sims=2000, latency_sc
         return rng.lognormal(0.0, 0.03, (iterations, ranks))
 
     with h5py.File(path, "w") as f:
-        _write_root(f, schema_version, seed, trades, sims, ranks, nodes, latency_scale,
-                    iterations, listed_jobs or jobs, stack_mode, strings, partition, options,
-                    result_options)
+        names = _write_root(f, schema_version, seed, trades, sims, ranks, nodes,
+                            latency_scale, iterations, listed_jobs or jobs, stack_mode,
+                            strings, partition, options, result_options,
+                            jobs if job_result_options else None)
         cpus = _write_ranks(f, ranks, nodes, cores_per_node, counts)
         t = f.create_group("trades")
         t["id"] = np.arange(trades, dtype=np.uint64)
@@ -230,3 +257,5 @@ def write_run(path, ranks=1, nodes=1, trades=400, seed=42, sims=2000, latency_sc
             _write_var(f, var, counts, sims, cpus, noise, rng, book)
         kept = iterations - 1 if iteration_kept == "last" else iteration_kept
         _finish_groups(f, strings, units, kept)
+        if job_result_options:
+            _write_job_keys(f, names, strings)

@@ -106,7 +106,8 @@ class Utf8Attributes(unittest.TestCase):
             self.assertEqual(run.stack_mode, "copy")
             self.assertEqual(run.strategies[("settle", "green")].units["wall_ns"], "ns")
             self.assertEqual(run.jobs(), ["settle", "var"])
-        self.assertEqual(new.experiment_key, old.experiment_key)
+        for job in ("settle", "var"):
+            self.assertEqual(new.experiment_key(job), old.experiment_key(job))
 
     def test_both_kinds_pool_as_one_experiment(self):
         out = os.path.join(WORK, "utf8-report")
@@ -194,6 +195,59 @@ class ExperimentKey(unittest.TestCase):
         self.assertEqual(options, {"seed": 1, "var_kernel": None})
         self.assertNotEqual(tuple(sorted(options.items())),
                             tuple(sorted({"seed": 1, "var_kernel": "sort"}.items())))
+
+
+class PerJobKey(unittest.TestCase):
+    """A job's rows are keyed by the options its /<job> group's result_options names:
+    settle rows of a settle-only run and a settle+var run with the same settle options
+    pool, while var rows of different kernels never do."""
+    def test_settle_only_and_settle_var_pool_for_settle(self):
+        runs = folder("per-job-settle")
+        only, both = os.path.join(runs, "settle.h5"), os.path.join(runs, "both.h5")
+        new_run(only, jobs=("settle",), job_result_options=True)
+        new_run(both, job_result_options=True, noise_seed=2)
+        with h5py.File(only, "r") as f:  # as before, the files' own keys differ
+            self.assertNotIn("var_kernel", f.attrs["result_options"].split(","))
+            self.assertNotIn("sims", f["settle"].attrs["result_options"].split(","))
+        with h5py.File(both, "r") as f:
+            self.assertIn("var_kernel", f.attrs["result_options"].split(","))
+            self.assertIn("var_kernel", f["var"].attrs["result_options"].split(","))
+        found, notes = grouped(only, both)
+        self.assertFalse(any("inputs mix" in n for n in notes), notes)
+        settle = [e for e in found if "settle" in e.jobs()]
+        self.assertEqual(len(settle), 1, "settle rows of the two files were kept apart")
+        config = settle[0].configs[0]
+        self.assertEqual(len(config.job_runs["settle"]), 2)
+        self.assertEqual(config.summaries[("settle", "green")].iterations, 10)
+        self.assertNotIn("var_kernel", settle[0].options)
+        var = [e for e in found if "var" in e.jobs()]
+        self.assertEqual(len(var), 1)
+        self.assertEqual(var[0].configs[0].summaries[("var", "pool")].iterations, 5)
+        self.assertNotIn("latency_scale", var[0].options)
+        out = os.path.join(WORK, "per-job-settle-report")
+        status, stderr, text = report(runs, out=out)
+        self.assertEqual(status, 0, stderr)
+        seed = [r for r in rows(out, "seed") if r["job"] == "settle"]
+        self.assertTrue(seed and all(r["iterations"] == "10" for r in seed), seed)
+        self.assertIn("job's result_options", text)
+
+    def test_var_kernels_stay_apart_for_var(self):
+        runs = folder("per-job-var")
+        paths = [os.path.join(runs, f"{k}.h5") for k in ("sort", "select")]
+        for path, kernel, noise in zip(paths, ("sort", "select"), (0, 3)):
+            new_run(path, options={"var_kernel": kernel}, job_result_options=True,
+                    noise_seed=noise)
+        found, notes = grouped(*paths)
+        var = [e for e in found if "var" in e.jobs()]
+        self.assertEqual(len(var), 2, "sort and select var rows were pooled")
+        self.assertEqual({e.options["var_kernel"] for e in var}, {"sort", "select"})
+        for e in var:
+            self.assertEqual(e.configs[0].summaries[("var", "pool")].iterations, 5)
+        self.assertTrue(any("differ in var_kernel" in n and "for var:" in n for n in notes),
+                        notes)
+        settle = [e for e in found if "settle" in e.jobs()]
+        self.assertEqual(len(settle), 1, "settle rows do not depend on var_kernel")
+        self.assertEqual(settle[0].configs[0].summaries[("settle", "green")].iterations, 10)
 
 
 class Intervals(unittest.TestCase):
