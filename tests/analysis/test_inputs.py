@@ -2,17 +2,14 @@
 loomdist binary is needed. Each case runs the command as a user would and checks its
 exit status, its stderr and the report. Usage: test_inputs.py WORK_DIR
 """
-import csv
 import os
 import shutil
-import subprocess
 import sys
 import unittest
 
 import synth
+from reporting import report, rows
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-COMMAND = os.path.join(ROOT, "analysis", "loomdist-report")
 WORK = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(os.getcwd(), "analysis-inputs")
 
 
@@ -22,23 +19,6 @@ def folder(name):
     shutil.rmtree(path, ignore_errors=True)
     os.makedirs(path)
     return path
-
-
-def report(*paths, out):
-    """Run the command; returns (exit status, stderr, report.md text or None)."""
-    done = subprocess.run([COMMAND, *paths, "-o", out], capture_output=True, text=True,
-                          timeout=120)
-    md = os.path.join(out, "report.md")
-    if done.returncode != 0 or not os.path.exists(md):
-        return done.returncode, done.stderr, None
-    with open(md) as handle:
-        return done.returncode, done.stderr, handle.read()
-
-
-def rows(out, name):
-    """One of the report's CSV tables as dicts."""
-    with open(os.path.join(out, "tables", f"{name}.csv"), newline="") as handle:
-        return list(csv.DictReader(handle))
 
 
 class NothingUsable(unittest.TestCase):

@@ -4,11 +4,9 @@ rule that only 3+ iterations give an interval, the meaning of the Peak OS Thread
 column, the generic dataset reader and the figures' spreads.
 Usage: test_schema.py WORK_DIR
 """
-import csv
 import os
 import re
 import shutil
-import subprocess
 import sys
 import unittest
 
@@ -16,10 +14,9 @@ import h5py
 import numpy as np
 
 import synth
+from reporting import report, rows
 from analysis import experiments, figures, findings, load, stats
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-COMMAND = os.path.join(ROOT, "analysis", "loomdist-report")
 WORK = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(os.getcwd(), "analysis-schema")
 # What the C side lists in result_options beside the book.
 NEW_OPTIONS = {"var_kernel": "sort", "os_threads": 200, "pin_fraction": 0.01,
@@ -43,23 +40,6 @@ def new_run(path, **kwargs):
                     iteration_kept="last")
     settings.update(kwargs)
     synth.write_run(path, **settings)
-
-
-def report(*paths, out):
-    """Run the command; returns (exit status, stderr, report.md text or None)."""
-    done = subprocess.run([COMMAND, *paths, "-o", out], capture_output=True, text=True,
-                          timeout=120)
-    md = os.path.join(out, "report.md")
-    if done.returncode != 0 or not os.path.exists(md):
-        return done.returncode, done.stderr, None
-    with open(md) as handle:
-        return done.returncode, done.stderr, handle.read()
-
-
-def rows(out, name):
-    """One of the report's CSV tables as dicts."""
-    with open(os.path.join(out, "tables", f"{name}.csv"), newline="") as handle:
-        return list(csv.DictReader(handle))
 
 
 def grouped(*paths):
