@@ -52,28 +52,33 @@ def write_csv(path, columns, rows):
             writer.writerow({k: ("" if row.get(k) is None else row[k]) for k in columns})
 
 
-def seed_rows(experiment):
-    """The seed studies' table, one row per strategy, for each job and layout."""
-    rows = []
+def summaries(experiment):
+    """(job, strategy, summary) of every layout, job by job, in table order."""
     for job in experiment.jobs():
         for config in experiment.configs:
             for strategy in experiment.strategies(job):
                 s = config.summaries.get((job, strategy))
-                if s is None:
-                    continue
-                rows.append({
-                    "experiment": experiment.label, "job": job, "nodes": s.nodes,
-                    "ranks": s.ranks, "strategy": strategy, "tasks": s.tasks,
-                    "iterations": s.iterations,
-                    "time_ms": s.time_ms[0], "time_ms_ci": s.time_ms[1],
-                    "throughput_ops": s.throughput[0], "throughput_ops_ci": s.throughput[1],
-                    "peak_os_threads": s.peak_threads[0],
-                    "peak_os_threads_ci": s.peak_threads[1],
-                    "peak_os_threads_min": s.peak_threads_range[0],
-                    "peak_os_threads_max": s.peak_threads_range[1],
-                    "os_threads_all_ranks": s.os_threads_all_ranks[0],
-                    "os_threads_all_ranks_ci": s.os_threads_all_ranks[1],
-                    "memory_mib": s.memory_mib[0], "memory_mib_ci": s.memory_mib[1]})
+                if s is not None:
+                    yield job, strategy, s
+
+
+def seed_rows(experiment):
+    """The seed studies' table, one row per strategy, for each job and layout."""
+    rows = []
+    for job, strategy, s in summaries(experiment):
+        rows.append({
+            "experiment": experiment.label, "job": job, "nodes": s.nodes,
+            "ranks": s.ranks, "strategy": strategy, "tasks": s.tasks,
+            "iterations": s.iterations,
+            "time_ms": s.time_ms[0], "time_ms_ci": s.time_ms[1],
+            "throughput_ops": s.throughput[0], "throughput_ops_ci": s.throughput[1],
+            "peak_os_threads": s.peak_threads[0],
+            "peak_os_threads_ci": s.peak_threads[1],
+            "peak_os_threads_min": s.peak_threads_range[0],
+            "peak_os_threads_max": s.peak_threads_range[1],
+            "os_threads_all_ranks": s.os_threads_all_ranks[0],
+            "os_threads_all_ranks_ci": s.os_threads_all_ranks[1],
+            "memory_mib": s.memory_mib[0], "memory_mib_ci": s.memory_mib[1]})
     return rows
 
 
@@ -82,21 +87,16 @@ def metrics_rows(experiment):
     iterations with the interval of the per-iteration rank means, and the smallest and
     largest single rank in any iteration."""
     rows = []
-    for job in experiment.jobs():
-        for config in experiment.configs:
-            for strategy in experiment.strategies(job):
-                s = config.summaries.get((job, strategy))
-                if s is None:
-                    continue
-                for metric in sorted(s.per_rank):
-                    data = np.asarray(s.per_rank[metric], dtype=float)
-                    mean, half = stats.mean_ci(data.mean(axis=1))
-                    rows.append({"experiment": experiment.label, "job": job,
-                                 "nodes": s.nodes, "ranks": s.ranks, "strategy": strategy,
-                                 "metric": metric, "unit": s.units.get(metric, ""),
-                                 "iterations": data.shape[0], "mean": mean, "mean_ci": half,
-                                 "rank_min": float(data.min()),
-                                 "rank_max": float(data.max())})
+    for job, strategy, s in summaries(experiment):
+        for metric in sorted(s.per_rank):
+            data = np.asarray(s.per_rank[metric], dtype=float)
+            mean, half = stats.mean_ci(data.mean(axis=1))
+            rows.append({"experiment": experiment.label, "job": job,
+                         "nodes": s.nodes, "ranks": s.ranks, "strategy": strategy,
+                         "metric": metric, "unit": s.units.get(metric, ""),
+                         "iterations": data.shape[0], "mean": mean, "mean_ci": half,
+                         "rank_min": float(data.min()),
+                         "rank_max": float(data.max())})
     return rows
 
 
