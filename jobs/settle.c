@@ -9,10 +9,10 @@
 static const uint32_t call_ms[LD_SETTLE_CALLS][2] = {
     {1, 5}, {60, 160}, {40, 120}, {50, 140}, {1, 5}};
 
-/* Draw one trade's plan. Every draw is made in a fixed order whatever the trade's side
- * or the configuration, so the stream stays aligned and a plan depends only on
- * (seed, id, scale, fail_rate). */
-static void plan_trade(const ld_trade *t, const ld_job_config *cfg, ld_settle_plan *plan)
+/* Every draw is made in a fixed order whatever the trade's side or the configuration,
+ * so the stream stays aligned and a plan depends only on (seed, id, scale, fail_rate). */
+void ld_settle_plan_trade(const ld_trade *t, const ld_job_config *cfg,
+                          ld_settle_plan *plan)
 {
     const ld_settle_config *sc = cfg->opts;
     double scale = sc->latency_scale * cfg->slow_factor;
@@ -43,7 +43,7 @@ static int settle_prepare(const ld_job_config *cfg, const ld_trade *trades, size
         return -ENOMEM;
     int64_t longest = 0;
     for (size_t i = 0; i < n; i++) {
-        plan_trade(&trades[i], cfg, &plans[i]);
+        ld_settle_plan_trade(&trades[i], cfg, &plans[i]);
         int64_t total = 0;
         for (int c = 0; c < LD_SETTLE_CALLS; c++)
             total += plans[i].latency_ns[c];

@@ -56,6 +56,12 @@ static inline int ld_settle_pinned(const ld_job_input *in, size_t i)
     return plan->pin_draw < sc->pin_fraction;
 }
 
+/* Draw trade t's plan from its own LD_STREAM_SETTLE stream under cfg (its seed, its
+ * slow_factor, and its opts, an ld_settle_config): what every strategy waits out, and
+ * what a service answering the checks (the clearinghouse) answers. */
+void ld_settle_plan_trade(const ld_trade *t, const ld_job_config *cfg,
+                          ld_settle_plan *plan);
+
 /* Record trade i as done now: its status and its latency since the run began. */
 void ld_settle_finish(const ld_job_input *in, size_t i);
 
