@@ -601,6 +601,11 @@ int ld_gt_spawn(ld_sched *s, ld_gt_fn fn, void *arg, ld_gt **out)
     return 0;
 }
 
+ld_sched *ld_sched_self(void)
+{
+    return sched_self;
+}
+
 ld_gt *ld_gt_self(void)
 {
     return sched_self != NULL ? sched_self->current : NULL;

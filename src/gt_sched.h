@@ -18,6 +18,10 @@ void ld_gt_suspend(void);
 /* Wake a green thread from ld_gt_suspend. Safe from any OS thread. */
 void ld_gt_resume(ld_gt *g);
 
+/* The scheduler of the calling OS thread, or NULL: for objects that belong to one
+ * carrier's loop (gt_io.c), to tell whether their caller is on it. */
+ld_sched *ld_sched_self(void);
+
 /* A link in the thread's struct for the queue of whatever it waits on, so that no
  * queue entry lives on a stack that copy mode may move. Owned by that queue. */
 ld_gt **ld_gt_wait_next(ld_gt *g);
