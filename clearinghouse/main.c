@@ -1,0 +1,228 @@
+/* main.c: loomdist-clearinghouse, settle's three checks served over HTTP/1.1 until
+ * SIGINT or SIGTERM, then its stats on stderr. The service is jobs/clearinghouse.h;
+ * this file is its options, its signals and its exit codes: 0 when stopped by a
+ * signal, 1 when it cannot serve, 2 for bad input.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uv.h>
+
+#include "clearinghouse.h"
+
+#define CH_NAME "loomdist-clearinghouse"
+#define CH_DEFAULT_HOST "127.0.0.1"
+#define CH_DEFAULT_PORT 8470
+
+static const char usage[] =
+    "usage: " CH_NAME " [--listen HOST:PORT] [bounds]\n"
+    "\n"
+    "Serves settle's checks over HTTP/1.1, each answered after its planned latency:\n"
+    "  GET /counterparty?trade=ID&seed=S&scale=X&fail=P\n"
+    "  GET /buying-power?trade=ID&seed=S&scale=X&fail=P\n"
+    "  GET /shares?trade=ID&seed=S&scale=X&fail=P        (SELL trades only)\n"
+    "answer 200 with \"pass\" or \"fail\", the outcome settle's sleep mode draws for\n"
+    "trade ID of the book seeded S, at --latency-scale X and --fail-rate P.\n"
+    "SIGINT or SIGTERM prints the stats on stderr and exits 0.\n"
+    "\n"
+    "  --listen HOST:PORT     an IPv4 address or a [bracketed] IPv6 one, and a port\n"
+    "                         (default 127.0.0.1:8470; port 0 takes a free one)\n"
+    "  --max-connections N    connections open at once, past it 503 (default 1024)\n"
+    "  --max-header-bytes N   URL, header names and values of a request, past it 431\n"
+    "                         (default 8192)\n"
+    "  --max-headers N        header fields of a request, past it 431 (default 64)\n"
+    "  --max-body-bytes N     body of a request, past it 413 (default 65536)\n"
+    "  --max-requests N       requests per connection, a count: the last one's answer\n"
+    "                         closes it (default 10000)\n"
+    "  --request-timeout MS   the longest it waits on a client: for a whole request\n"
+    "                         (past it 408), an idle connection, unread answers\n"
+    "                         (default 20000)\n"
+    "  --pipeline N           requests per connection read and not yet answered, past\n"
+    "                         it reading pauses (default 32)\n"
+    "  -h, --help             this text\n";
+
+/* A bad argument: one line, exit 2. */
+__attribute__((format(printf, 1, 2))) static _Noreturn void bad_input(const char *fmt,
+                                                                      ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    fprintf(stderr, CH_NAME ": ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (try --help)\n");
+    va_end(ap);
+    exit(2);
+}
+
+/* HOST:PORT, or [HOST]:PORT for IPv6, with HOST a numeric address. */
+static int parse_listen(const char *arg, struct sockaddr_storage *ss)
+{
+    char host[64];
+    const char *port;
+    int v6 = arg[0] == '[';
+    const char *end = v6 ? strchr(arg, ']') : strrchr(arg, ':');
+
+    if (!end || (v6 && end[1] != ':'))
+        return -EINVAL;
+    size_t len = (size_t)(end - arg) - (size_t)v6;
+    port = end + 1 + v6;
+    if (len == 0 || len >= sizeof host || port[0] < '0' || port[0] > '9')
+        return -EINVAL;
+    memcpy(host, arg + v6, len);
+    host[len] = '\0';
+    char *rest;
+    unsigned long p = strtoul(port, &rest, 10);
+    if (*rest != '\0' || p > 65535)
+        return -EINVAL;
+    if (v6)
+        return uv_ip6_addr(host, (int)p, (struct sockaddr_in6 *)ss);
+    return uv_ip4_addr(host, (int)p, (struct sockaddr_in *)ss);
+}
+
+/* A bound: a whole number from 1 to 2^32 - 1. */
+static uint32_t parse_bound(const char *name, const char *arg)
+{
+    char *end;
+
+    errno = 0;
+    unsigned long long v = strtoull(arg, &end, 10);
+    if (arg[0] < '0' || arg[0] > '9' || *end != '\0' || errno != 0 || v < 1 ||
+        v > UINT32_MAX)
+        bad_input("%s: expected a whole number from 1 to %u, got '%s'", name, UINT32_MAX,
+                  arg);
+    return (uint32_t)v;
+}
+
+enum {
+    OPT_LISTEN = 256,
+    OPT_CONNS,
+    OPT_HBYTES,
+    OPT_HEADERS,
+    OPT_BODY,
+    OPT_REQUESTS,
+    OPT_TIMEOUT,
+    OPT_PIPELINE
+};
+
+static const struct option long_opts[] = {
+    {"listen", required_argument, NULL, OPT_LISTEN},
+    {"max-connections", required_argument, NULL, OPT_CONNS},
+    {"max-header-bytes", required_argument, NULL, OPT_HBYTES},
+    {"max-headers", required_argument, NULL, OPT_HEADERS},
+    {"max-body-bytes", required_argument, NULL, OPT_BODY},
+    {"max-requests", required_argument, NULL, OPT_REQUESTS},
+    {"request-timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"pipeline", required_argument, NULL, OPT_PIPELINE},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Every option into the address and the bounds; --help exits 0, a bad one 2. */
+static void parse_args(int argc, char **argv, struct sockaddr_storage *ss,
+                       ld_http_limits *lim)
+{
+    int c;
+
+    opterr = 0;
+    uv_ip4_addr(CH_DEFAULT_HOST, CH_DEFAULT_PORT, (struct sockaddr_in *)ss);
+    while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_LISTEN:
+            if (parse_listen(optarg, ss) != 0)
+                bad_input("--listen: expected HOST:PORT with a numeric IPv4 address "
+                          "or a [bracketed] IPv6 one, got '%s'",
+                          optarg);
+            break;
+        case OPT_CONNS:
+            lim->connections = parse_bound("--max-connections", optarg);
+            break;
+        case OPT_HBYTES:
+            lim->header_bytes = parse_bound("--max-header-bytes", optarg);
+            break;
+        case OPT_HEADERS:
+            lim->headers = parse_bound("--max-headers", optarg);
+            break;
+        case OPT_BODY:
+            lim->body_bytes = parse_bound("--max-body-bytes", optarg);
+            break;
+        case OPT_REQUESTS:
+            lim->requests = parse_bound("--max-requests", optarg);
+            break;
+        case OPT_TIMEOUT:
+            lim->request_timeout_ms = parse_bound("--request-timeout", optarg);
+            break;
+        case OPT_PIPELINE:
+            lim->pipeline = parse_bound("--pipeline", optarg);
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            exit(0);
+        case ':':
+            bad_input("%s needs a value", argv[optind - 1]);
+        default:
+            bad_input("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        bad_input("unexpected argument '%s'", argv[optind]);
+}
+
+typedef struct ch_main {
+    ld_clearinghouse *ch;
+    uv_signal_t sigint, sigterm;
+    ld_clearinghouse_stats stats;
+} ch_main;
+
+/* SIGINT or SIGTERM: keep the stats, close everything, and let uv_run return. */
+static void on_signal(uv_signal_t *h, int signum)
+{
+    ch_main *m = h->data;
+
+    (void)signum;
+    ld_clearinghouse_stats_get(m->ch, &m->stats);
+    ld_clearinghouse_close(m->ch);
+    uv_close((uv_handle_t *)&m->sigint, NULL);
+    uv_close((uv_handle_t *)&m->sigterm, NULL);
+}
+
+int main(int argc, char **argv)
+{
+    struct sockaddr_storage ss;
+    ld_http_limits lim = {0};
+    char name[INET6_ADDRSTRLEN] = "";
+    uv_loop_t loop;
+    ch_main m = {0};
+
+    parse_args(argc, argv, &ss, &lim);
+    signal(SIGPIPE, SIG_IGN); /* a client gone mid-answer is an error code, not a death */
+    uv_loop_init(&loop);
+    int rc = ld_clearinghouse_open(&m.ch, &loop, (struct sockaddr *)&ss, &lim);
+    if (rc != 0) {
+        uv_ip_name((struct sockaddr *)&ss, name, sizeof name);
+        fprintf(stderr, CH_NAME ": cannot listen on %s: %s\n", name, uv_strerror(rc));
+        uv_run(&loop, UV_RUN_NOWAIT);
+        uv_loop_close(&loop);
+        return 1;
+    }
+    m.sigint.data = m.sigterm.data = &m;
+    uv_signal_init(&loop, &m.sigint);
+    uv_signal_init(&loop, &m.sigterm);
+    uv_signal_start(&m.sigint, on_signal, SIGINT);
+    uv_signal_start(&m.sigterm, on_signal, SIGTERM);
+    uv_ip_name((struct sockaddr *)&ss, name, sizeof name);
+    printf(ss.ss_family == AF_INET6 ? CH_NAME ": listening on http://[%s]:%d\n"
+                                    : CH_NAME ": listening on http://%s:%d\n",
+           name, ld_clearinghouse_port(m.ch));
+    fflush(stdout);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    uv_loop_close(&loop);
+    ld_clearinghouse_print(&m.stats, stderr);
+    return 0;
+}

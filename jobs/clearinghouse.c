@@ -1,0 +1,489 @@
+/* clearinghouse.c: the checks' endpoints on an HTTP server, each answer a deadline.
+ *
+ * A check is planned on arrival, as sleep mode plans the trade (ld_settle_plan_trade),
+ * and waits on the loop's deadlines (deadlines.h) for its call's latency, at the
+ * nanosecond resolution settle's callbacks strategy waits at. Deadlines cannot be
+ * withdrawn, so a check stays on the waiting list until its deadline fires; one whose
+ * client has gone is answered all the same, and the server drops the answer.
+ */
+#include "clearinghouse.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "deadlines.h"
+#include "settle.h"
+
+/* The latency histogram: 64 buckets per power of two of nanoseconds, so a bucket is
+ * within 1/64 of any value in it, up to 2^44 ns (4.9 hours), the last bucket beyond. */
+#define CH_SUB_BITS 6
+#define CH_SUB (1u << CH_SUB_BITS)
+#define CH_TOP_BIT 44
+#define CH_BUCKETS (CH_SUB + (CH_TOP_BIT - CH_SUB_BITS) * CH_SUB)
+
+typedef struct ch_check ch_check;
+
+struct ld_clearinghouse {
+    ld_http_server *server;
+    ld_deadlines *deadlines;
+    const ld_opt *scale_opt, *fail_opt; /* settle's, for their ranges */
+    ch_check *waiting;                  /* checks whose deadline has not fired */
+    ld_clearinghouse_stats stats;
+    uint64_t first_ns;   /* the first check's arrival */
+    uint64_t changed_ns; /* in_flight's last change */
+    double area;         /* in_flight integrated over time up to changed_ns, in ns */
+    uint64_t hist[CH_BUCKETS];
+};
+
+struct ch_check {
+    ld_clearinghouse *ch;
+    ld_http_request *req;
+    ch_check *prev, *next;
+    uint64_t arrived_ns;
+    bool fails;
+};
+
+/* --- Observability ----------------------------------------------------------------- */
+
+/* The bucket of v: below CH_SUB exact, above it its top CH_SUB_BITS + 1 bits. */
+static unsigned ch_bucket(uint64_t v)
+{
+    if (v < CH_SUB)
+        return (unsigned)v;
+    unsigned top = 63u - (unsigned)__builtin_clzll(v);
+    if (top >= CH_TOP_BIT)
+        return CH_BUCKETS - 1;
+    unsigned sub = (unsigned)(v >> (top - CH_SUB_BITS)) - CH_SUB;
+    return CH_SUB + (top - CH_SUB_BITS) * CH_SUB + sub;
+}
+
+/* The largest value in bucket b, so a percentile is never reported low. */
+static uint64_t ch_bucket_top(unsigned b)
+{
+    if (b < CH_SUB)
+        return b;
+    unsigned shift = (b - CH_SUB) / CH_SUB;
+    uint64_t sub = CH_SUB + (b - CH_SUB) % CH_SUB;
+    return ((sub + 1) << shift) - 1;
+}
+
+/* The q-quantile of the answered latencies: the top of the bucket that holds the
+ * ceil(q * n)-th, no more than the maximum. */
+static int64_t ch_percentile(const ld_clearinghouse *ch, double q)
+{
+    uint64_t n = ch->stats.served;
+    uint64_t rank = (uint64_t)ceil(q * (double)n);
+    uint64_t seen = 0;
+
+    if (n == 0)
+        return 0;
+    for (unsigned b = 0; b < CH_BUCKETS; b++) {
+        seen += ch->hist[b];
+        if (seen >= rank && seen > 0) {
+            uint64_t top = ch_bucket_top(b);
+            return top < (uint64_t)ch->stats.latency_max_ns ? (int64_t)top
+                                                            : ch->stats.latency_max_ns;
+        }
+    }
+    return ch->stats.latency_max_ns;
+}
+
+/* in_flight changes by delta at now: add the time at the old count to the area. */
+static void ch_in_flight(ld_clearinghouse *ch, uint64_t now, int delta)
+{
+    ld_clearinghouse_stats *st = &ch->stats;
+
+    if (ch->first_ns == 0)
+        ch->first_ns = ch->changed_ns = now;
+    ch->area += (double)st->in_flight * (double)(now - ch->changed_ns);
+    ch->changed_ns = now;
+    st->in_flight = delta > 0 ? st->in_flight + 1 : st->in_flight - 1;
+    if (st->in_flight > st->peak_in_flight)
+        st->peak_in_flight = st->in_flight;
+}
+
+void ld_clearinghouse_stats_get(const ld_clearinghouse *ch, ld_clearinghouse_stats *out)
+{
+    uint64_t now = uv_hrtime();
+    uint64_t end = ch->stats.in_flight ? now : ch->changed_ns;
+    double area = ch->area + (double)ch->stats.in_flight * (double)(end - ch->changed_ns);
+
+    *out = ch->stats;
+    out->mean_in_flight = end > ch->first_ns ? area / (double)(end - ch->first_ns) : 0;
+    out->latency_p50_ns = ch_percentile(ch, 0.50);
+    out->latency_p90_ns = ch_percentile(ch, 0.90);
+    out->latency_p99_ns = ch_percentile(ch, 0.99);
+    ld_http_server_stats_get(ch->server, &out->http);
+}
+
+void ld_clearinghouse_print(const ld_clearinghouse_stats *st, FILE *out)
+{
+    const ld_http_server_stats *h = &st->http;
+
+    fprintf(out,
+            "clearinghouse: %llu checks served (%llu failed), %llu refused, %llu "
+            "abandoned\n",
+            (unsigned long long)st->served, (unsigned long long)st->failed,
+            (unsigned long long)st->refused, (unsigned long long)st->abandoned);
+    fprintf(out, "clearinghouse: in flight: %llu now, peak %llu, mean %.2f\n",
+            (unsigned long long)st->in_flight, (unsigned long long)st->peak_in_flight,
+            st->mean_in_flight);
+    fprintf(out,
+            "clearinghouse: latency p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, max %.3f ms\n",
+            (double)st->latency_p50_ns / 1e6, (double)st->latency_p90_ns / 1e6,
+            (double)st->latency_p99_ns / 1e6, (double)st->latency_max_ns / 1e6);
+    fprintf(out,
+            "clearinghouse: %llu connections (peak %llu open), %llu requests, %llu "
+            "orphaned; refused 400 x%llu, 408 x%llu, 413 x%llu, 431 x%llu, 503 x%llu, "
+            "505 x%llu\n",
+            (unsigned long long)h->accepted, (unsigned long long)h->peak_open,
+            (unsigned long long)h->requests, (unsigned long long)h->orphaned,
+            (unsigned long long)h->bad_request, (unsigned long long)h->timed_out,
+            (unsigned long long)h->body_too_large,
+            (unsigned long long)h->headers_too_large, (unsigned long long)h->unavailable,
+            (unsigned long long)h->bad_version);
+}
+
+/* --- Answering --------------------------------------------------------------------- */
+
+/* A check's latency is over: answer it, and count it. */
+static void ch_answer(ld_clearinghouse *ch, ch_check *k, uint64_t now)
+{
+    static const char *const outcome[] = {"pass\n", "fail\n"};
+    ld_clearinghouse_stats *st = &ch->stats;
+
+    if (k->prev)
+        k->prev->next = k->next;
+    else
+        ch->waiting = k->next;
+    if (k->next)
+        k->next->prev = k->prev;
+    ch_in_flight(ch, now, -1);
+    int rc = ld_http_respond(k->req, 200, "Content-Type: text/plain\r\n",
+                             outcome[k->fails], 5);
+    if (rc == -ECONNRESET) {
+        st->abandoned++;
+    } else {
+        int64_t ns = (int64_t)(now - k->arrived_ns);
+        st->served++;
+        st->failed += k->fails;
+        ch->hist[ch_bucket((uint64_t)ns)]++;
+        if (ns > st->latency_max_ns)
+            st->latency_max_ns = ns;
+    }
+    free(k);
+}
+
+static void ch_on_due(void *item, void *ctx)
+{
+    ch_answer(ctx, item, uv_hrtime());
+}
+
+/* A request the service does not serve: status, the headers given, and why in one
+ * line of text. */
+static void ch_refuse(ld_clearinghouse *ch, ld_http_request *req, int status,
+                      const char *headers, const char *why)
+{
+    char head[96], body[160];
+    int len = snprintf(body, sizeof body, "%s\n", why);
+
+    snprintf(head, sizeof head, "Content-Type: text/plain\r\n%s", headers ? headers : "");
+    ch->stats.refused++;
+    ld_http_respond(req, status, head, body, (size_t)len < sizeof body ? (size_t)len : 0);
+}
+
+/* --- Requests ---------------------------------------------------------------------- */
+
+/* The call a path asks for, or -1. */
+static int ch_route(const char *path)
+{
+    if (strcmp(path, "/counterparty") == 0)
+        return LD_CALL_COUNTERPARTY;
+    if (strcmp(path, "/buying-power") == 0)
+        return LD_CALL_BUYING_POWER;
+    if (strcmp(path, "/shares") == 0)
+        return LD_CALL_SHARES;
+    return -1;
+}
+
+/* A whole number in decimal digits, nothing else. */
+static int ch_param_u64(const char *query, const char *name, uint64_t *out)
+{
+    char buf[32], *end;
+    int n = ld_http_query_get(query, name, buf, sizeof buf);
+
+    if (n <= 0 || buf[0] < '0' || buf[0] > '9')
+        return -EINVAL;
+    errno = 0;
+    unsigned long long v = strtoull(buf, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+/* A number within the range settle gives option o. */
+static int ch_param_real(const char *query, const char *name, const ld_opt *o,
+                         double *out)
+{
+    char buf[64], *end;
+    int n = ld_http_query_get(query, name, buf, sizeof buf);
+
+    if (n <= 0)
+        return -EINVAL;
+    errno = 0;
+    double v = strtod(buf, &end);
+    if (errno != 0 || *end != '\0' || !(v >= o->min && v <= o->max))
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+/* The trade and the settle config a query names; a message for the 400 if it does
+ * not. */
+static int ch_parse(const ld_clearinghouse *ch, const char *query, ld_trade *t,
+                    ld_settle_config *sc, uint64_t *seed, char *why, size_t size)
+{
+    uint64_t id;
+
+    memset(sc, 0, sizeof *sc);
+    if (ch_param_u64(query, "trade", &id) != 0 ||
+        ch_param_u64(query, "seed", seed) != 0) {
+        snprintf(why, size, "trade and seed must be whole numbers");
+        return -EINVAL;
+    }
+    if (ch_param_real(query, "scale", ch->scale_opt, &sc->latency_scale) != 0 ||
+        ch_param_real(query, "fail", ch->fail_opt, &sc->fail_rate) != 0) {
+        snprintf(why, size, "scale must be a number in [%g, %g], fail one in [%g, %g]",
+                 ch->scale_opt->min, ch->scale_opt->max, ch->fail_opt->min,
+                 ch->fail_opt->max);
+        return -EINVAL;
+    }
+    ld_book_make(t, 1, id, *seed);
+    return 0;
+}
+
+/* Start the check's wait; a deadline already past answers it now. */
+static void ch_check_start(ld_clearinghouse *ch, ld_http_request *req, int call,
+                           const ld_settle_plan *plan, uint64_t now)
+{
+    ch_check *k = calloc(1, sizeof *k);
+    int rc =
+        k ? ld_deadlines_add(ch->deadlines, k, now + (uint64_t)plan->latency_ns[call])
+          : -ENOMEM;
+
+    if (rc < 0) {
+        free(k);
+        ch_refuse(ch, req, 503, NULL, "out of memory");
+        return;
+    }
+    k->ch = ch;
+    k->req = req;
+    k->arrived_ns = now;
+    k->fails = plan->failed_check == call;
+    k->next = ch->waiting;
+    if (ch->waiting)
+        ch->waiting->prev = k;
+    ch->waiting = k;
+    ch_in_flight(ch, now, +1);
+    if (rc == 1)
+        ch_answer(ch, k, now);
+}
+
+/* Route, parse, plan: everything but the wait. */
+static void ch_on_request(ld_http_request *req, void *ctx)
+{
+    ld_clearinghouse *ch = ctx;
+    uint64_t now = uv_hrtime();
+    const char *method = ld_http_request_method(req);
+    int call = ch_route(ld_http_request_path(req));
+    char why[128];
+    ld_trade t;
+    ld_settle_config sc;
+    uint64_t seed;
+
+    if (call < 0) {
+        ch_refuse(ch, req, 404, NULL,
+                  "the checks are /counterparty, /buying-power, /shares");
+        return;
+    }
+    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
+        ch_refuse(ch, req, 405, "Allow: GET, HEAD\r\n", "a check is a GET");
+        return;
+    }
+    if (ch_parse(ch, ld_http_request_query(req), &t, &sc, &seed, why, sizeof why) != 0) {
+        ch_refuse(ch, req, 400, NULL, why);
+        return;
+    }
+    ld_job_config cfg = {.seed = seed, .slow_factor = 1, .opts = &sc};
+    ld_settle_plan plan;
+    ld_settle_plan_trade(&t, &cfg, &plan);
+    if (plan.latency_ns[call] == 0) {
+        ch_refuse(ch, req, 422, NULL, "shares are checked for SELL trades only");
+        return;
+    }
+    ch_check_start(ch, req, call, &plan, now);
+}
+
+/* --- On a given loop --------------------------------------------------------------- */
+
+/* settle's option called name: the service takes its values within the same range. */
+static const ld_opt *ch_settle_opt(const char *name)
+{
+    for (size_t i = 0; i < ld_settle_job.nopts; i++)
+        if (strcmp(ld_settle_job.opts[i].name, name) == 0)
+            return &ld_settle_job.opts[i];
+    return NULL;
+}
+
+int ld_clearinghouse_open(ld_clearinghouse **out, uv_loop_t *loop,
+                          const struct sockaddr *addr, const ld_http_limits *limits)
+{
+    ld_clearinghouse *ch = calloc(1, sizeof *ch);
+
+    if (!ch)
+        return -ENOMEM;
+    ch->scale_opt = ch_settle_opt("latency-scale");
+    ch->fail_opt = ch_settle_opt("fail-rate");
+    if (!ch->scale_opt || !ch->fail_opt) {
+        free(ch);
+        return -ENOENT;
+    }
+    int rc = ld_deadlines_open(&ch->deadlines, loop, ch_on_due, ch);
+    if (rc != 0) {
+        free(ch);
+        return rc;
+    }
+    rc = ld_http_server_open(&ch->server, loop, addr, limits, ch_on_request, ch);
+    if (rc != 0) {
+        ld_deadlines_close(ch->deadlines);
+        free(ch);
+        return rc;
+    }
+    *out = ch;
+    return 0;
+}
+
+int ld_clearinghouse_port(const ld_clearinghouse *ch)
+{
+    return ld_http_server_port(ch->server);
+}
+
+/* The server goes first, so that every waiting check's request is orphaned and the
+ * answer below only frees it. */
+void ld_clearinghouse_close(ld_clearinghouse *ch)
+{
+    ld_http_server_close(ch->server);
+    while (ch->waiting) {
+        ch_check *k = ch->waiting;
+        ch->waiting = k->next;
+        ld_http_respond(k->req, 503, NULL, "", 0);
+        free(k);
+    }
+    ld_deadlines_close(ch->deadlines);
+    free(ch);
+}
+
+/* --- On a thread of its own -------------------------------------------------------- */
+
+struct ld_clearinghouse_thread {
+    pthread_t thread;
+    uv_loop_t loop;
+    uv_async_t stop;
+    uv_sem_t ready;
+    ld_clearinghouse *ch;
+    struct sockaddr_storage addr;
+    ld_http_limits limits;
+    int rc;   /* ld_clearinghouse_open's */
+    int port; /* once it listens */
+    ld_clearinghouse_stats last;
+};
+
+/* On the thread: read the stats, close, and let the loop run dry. */
+static void ch_on_stop(uv_async_t *a)
+{
+    ld_clearinghouse_thread *t = a->data;
+
+    ld_clearinghouse_stats_get(t->ch, &t->last);
+    ld_clearinghouse_close(t->ch);
+    uv_close((uv_handle_t *)&t->stop, NULL);
+}
+
+/* Open on the thread's own loop, say how that went, and serve until stopped. */
+static void *ch_thread_main(void *arg)
+{
+    ld_clearinghouse_thread *t = arg;
+
+    t->rc = uv_async_init(&t->loop, &t->stop, ch_on_stop);
+    if (t->rc == 0) {
+        t->rc = ld_clearinghouse_open(&t->ch, &t->loop, (struct sockaddr *)&t->addr,
+                                      &t->limits);
+        if (t->rc != 0)
+            uv_close((uv_handle_t *)&t->stop, NULL);
+    }
+    if (t->rc == 0)
+        t->port = ld_clearinghouse_port(t->ch);
+    uv_sem_post(&t->ready);
+    uv_run(&t->loop, UV_RUN_DEFAULT);
+    return NULL;
+}
+
+static size_t ch_addr_len(const struct sockaddr *addr)
+{
+    return addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                       : sizeof(struct sockaddr_in);
+}
+
+int ld_clearinghouse_start(ld_clearinghouse_thread **out, const struct sockaddr *addr,
+                           const ld_http_limits *limits)
+{
+    ld_clearinghouse_thread *t = calloc(1, sizeof *t);
+
+    if (!t)
+        return -ENOMEM;
+    memcpy(&t->addr, addr, ch_addr_len(addr));
+    if (limits)
+        t->limits = *limits;
+    t->stop.data = t;
+    int rc = uv_loop_init(&t->loop);
+    if (rc != 0) {
+        free(t);
+        return rc;
+    }
+    uv_sem_init(&t->ready, 0);
+    rc = -pthread_create(&t->thread, NULL, ch_thread_main, t);
+    if (rc == 0) {
+        uv_sem_wait(&t->ready);
+        rc = t->rc;
+        if (rc != 0)
+            pthread_join(t->thread, NULL);
+    }
+    if (rc != 0) {
+        uv_sem_destroy(&t->ready);
+        uv_loop_close(&t->loop);
+        free(t);
+        return rc;
+    }
+    *out = t;
+    return 0;
+}
+
+int ld_clearinghouse_thread_port(const ld_clearinghouse_thread *t)
+{
+    return t->port;
+}
+
+void ld_clearinghouse_stop(ld_clearinghouse_thread *t, ld_clearinghouse_stats *out)
+{
+    uv_async_send(&t->stop);
+    pthread_join(t->thread, NULL);
+    if (out)
+        *out = t->last;
+    uv_sem_destroy(&t->ready);
+    uv_loop_close(&t->loop);
+    free(t);
+}
