@@ -11,9 +11,10 @@
  *   breaks, reads go on), none early.
  * - A peer that resets, and one that closes mid-read: an error, or the bytes then the
  *   end, to that stream's thread alone, while an echo beside it goes on.
- * - A close cancels the threads parked in the object; a second reader is refused; a
- *   call from outside a green thread is refused, open streams do not keep the
- *   scheduler running, and they can be closed after it.
+ * - A close cancels the threads parked in the object (a read, a write, an accept); a
+ *   second reader is refused; a call from outside a green thread is refused, open
+ *   streams do not keep the scheduler running, and they can be closed after it.
+ * - Writes to a peer that has closed fail with -EPIPE; SIGPIPE does not kill.
  * - 1,000 green threads on one carrier, each with its own connection to a server of
  *   green threads on the same carrier, echo messages of their own.
  * Every wait has a timeout or a bound, and an alarm turns a hang into a failure.
@@ -677,15 +678,46 @@ static void listener_closer(void *arg)
     ld_io_listener_close(arg);
 }
 
+static gate write_cancelled;
+
+/* Holds its connection open and unread until the client's write is cancelled. */
+static void deaf_until_cancelled(void *arg)
+{
+    ld_io_stream *s = take_one(arg);
+
+    gate_wait(&write_cancelled);
+    ld_io_close(s);
+}
+
+static void stream_closer(void *arg)
+{
+    ld_gt_sleep_ns(10 * MS);
+    ld_io_close(arg);
+}
+
+static void parked_writer(void *arg)
+{
+    ld_io_stream *s = dial((int)(intptr_t)arg);
+    int rc;
+
+    if (s != NULL) {
+        go(stream_closer, s);
+        rc = ld_io_write(s, big, BIG, 0);
+        CHECK(rc == -ECANCELED, "a write parked when another thread closes: %d", rc);
+    }
+    gate_open(&write_cancelled);
+}
+
 static void case_cancel(void *arg)
 {
-    int port, idle_port;
+    int port, idle_port, deaf_port;
     ld_io_listener *l = listen_loopback(4, &port);
     ld_io_listener *idle = listen_loopback(4, &idle_port);
+    ld_io_listener *deaf = listen_loopback(4, &deaf_port);
     ld_io_stream *s = NULL;
 
     (void)arg;
-    if (l == NULL || idle == NULL)
+    if (l == NULL || idle == NULL || deaf == NULL)
         return;
     CHECK(ld_io_read(s, &port, 1, 0) == -EINVAL, "a read of no stream");
     go(parked_reader, (void *)(intptr_t)port);
@@ -693,6 +725,8 @@ static void case_cancel(void *arg)
     go(echo_one, l);
     go(parked_acceptor, idle);
     go(listener_closer, idle);
+    go(deaf_until_cancelled, deaf);
+    go(parked_writer, (void *)(intptr_t)deaf_port);
 }
 
 static ld_io_listener *kept_l;
