@@ -29,10 +29,11 @@ void ld_opt_defaults(const ld_opt *opts, size_t n, void *config)
 {
     for (size_t k = 0; k < n; k++) {
         char *at = (char *)config + opts[k].offset;
-        uint64_t u = (uint64_t)opts[k].def;
-        int i = (int)opts[k].def;
-        switch (opts[k].type) {
+        uint64_t u;
+        int i;
+        switch (opts[k].type) { /* each type converts the default it can hold */
         case LD_OPT_COUNT:
+            u = (uint64_t)opts[k].def;
             memcpy(at, &u, sizeof u);
             break;
         case LD_OPT_REAL:
@@ -40,6 +41,7 @@ void ld_opt_defaults(const ld_opt *opts, size_t n, void *config)
             break;
         case LD_OPT_CHOICE:
         case LD_OPT_FLAG:
+            i = (int)opts[k].def;
             memcpy(at, &i, sizeof i);
             break;
         }
