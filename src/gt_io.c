@@ -57,11 +57,17 @@ typedef struct io_core {
     bool closed;
 } io_core;
 
+/* Connections are accepted in libuv's callback, into a queue of up to the backlog, so
+ * that a burst is taken in one turn of the loop rather than one a turn. */
 struct ld_io_listener {
     io_core core;
     io_wait accept;
-    unsigned ready; /* connections libuv holds for uv_accept */
-    int error;      /* a failed accept, for the next ld_io_accept */
+    ld_io_stream *head; /* accepted and not yet handed out, oldest first */
+    ld_io_stream *tail;
+    unsigned queued;
+    unsigned room; /* the backlog: how many may queue */
+    bool held;     /* libuv holds one more for uv_accept: the queue was full */
+    int error;     /* a failed accept, for an ld_io_accept that finds none queued */
 };
 
 enum { IO_READ, IO_WRITE, IO_WAITS }; /* a stream's two sides, each with its wait */
@@ -77,10 +83,11 @@ struct ld_io_stream {
     char *rbuf;  /* LD_IO_CHUNK bytes, from the first read */
     size_t roff; /* its unread bytes are [roff, roff + rlen) */
     size_t rlen;
-    char *wbuf;   /* LD_IO_CHUNK bytes, from the first write that waits */
-    int rerr;     /* UV_EOF or a read error, told once the unread bytes are read */
-    int werr;     /* -ETIMEDOUT once a write-side request outlived its call */
-    bool reading; /* uv_read_start is in force */
+    char *wbuf;         /* LD_IO_CHUNK bytes, from the first write that waits */
+    int rerr;           /* UV_EOF or a read error, told once the unread bytes are read */
+    int werr;           /* -ETIMEDOUT once a write-side request outlived its call */
+    bool reading;       /* uv_read_start is in force */
+    ld_io_stream *next; /* in its listener's queue, until accepted */
 };
 
 /* The last hold to go frees the object; a stream's buffers went at its close. */
@@ -375,16 +382,16 @@ static int stream_write_piece(ld_io_stream *s, const char *p, size_t n, uint64_t
     return rc != 0 ? rc : stream_wait_write_side(s, deadline);
 }
 
-/* A connection of l's that libuv holds, handed to a new stream. A stream that cannot
- * be had leaves the connection for the next accept. */
-static int listener_take(ld_io_listener *l, ld_io_stream **out)
+/* The connection libuv holds, into a new stream at the tail of l's queue. A stream
+ * that cannot be had leaves it held, for the next accept to try again. */
+static int listener_take(ld_io_listener *l)
 {
     ld_io_stream *s;
     int rc = stream_new(l->core.sched, &s);
 
     if (rc != 0)
         return rc;
-    l->ready--;
+    l->held = false;
     rc = uv_accept((uv_stream_t *)&l->core.tcp, (uv_stream_t *)&s->core.tcp);
     if (rc == 0)
         rc = uv_tcp_nodelay(&s->core.tcp, 1);
@@ -392,19 +399,38 @@ static int listener_take(ld_io_listener *l, ld_io_stream **out)
         ld_io_close(s);
         return rc;
     }
-    *out = s;
+    if (l->tail != NULL)
+        l->tail->next = s;
+    else
+        l->head = s;
+    l->tail = s;
+    l->queued++;
     return 0;
 }
 
-/* libuv accepts one connection, then waits for uv_accept before it takes another. */
+static ld_io_stream *listener_pop(ld_io_listener *l)
+{
+    ld_io_stream *s = l->head;
+
+    l->head = s->next;
+    if (l->head == NULL)
+        l->tail = NULL;
+    l->queued--;
+    s->next = NULL;
+    return s;
+}
+
+/* libuv accepts the next connection once this one has been taken with uv_accept, and
+ * waits for that otherwise: a full queue holds it there. */
 static void listener_on_connection(uv_stream_t *h, int status)
 {
     ld_io_listener *l = h->data;
 
+    l->held = status == 0;
+    if (status == 0 && l->queued < l->room)
+        status = listener_take(l);
     if (status < 0)
         l->error = status;
-    else
-        l->ready++;
     io_wake(&l->accept, status);
 }
 
@@ -449,6 +475,7 @@ int ld_io_listen(const struct sockaddr *addr, int backlog, ld_io_listener **out)
     l = calloc(1, sizeof *l);
     if (l == NULL)
         return -ENOMEM;
+    l->room = (unsigned)backlog;
     rc = io_core_init(&l->core, sched, &l->accept, 1);
     if (rc != 0) {
         free(l);
@@ -484,7 +511,8 @@ int ld_io_listener_port(const ld_io_listener *l)
     return -EAFNOSUPPORT;
 }
 
-/* A connection or an error that came while nobody waited is taken at once. */
+/* A connection held for want of room is taken now that one leaves; queued
+ * connections go out before an error is told. */
 int ld_io_accept(ld_io_listener *l, uint64_t timeout_ns, ld_io_stream **out)
 {
     int rc;
@@ -494,17 +522,25 @@ int ld_io_accept(ld_io_listener *l, uint64_t timeout_ns, ld_io_stream **out)
     rc = io_enter(&l->core, &l->accept);
     if (rc != 0)
         return rc;
-    if (l->ready == 0 && l->error == 0) {
+    if (l->queued == 0 && !l->held && l->error == 0) {
         rc = io_park(&l->core, &l->accept, io_deadline(timeout_ns));
         if (rc == -ECANCELED)
             return rc;
     }
+    if (l->held) {
+        int err = listener_take(l);
+        if (err != 0)
+            l->error = err;
+    }
+    if (l->queued != 0) {
+        *out = listener_pop(l);
+        return 0;
+    }
     if (l->error != 0) {
         rc = l->error;
         l->error = 0;
-        return rc;
     }
-    return l->ready != 0 ? listener_take(l, out) : rc;
+    return rc;
 }
 
 /* Bytes that beat a timeout to the buffer are read all the same. */
@@ -591,8 +627,12 @@ void ld_io_close(ld_io_stream *s)
     io_core_close(&s->core);
 }
 
+/* Connections accepted and never handed out are the listener's to close. */
 void ld_io_listener_close(ld_io_listener *l)
 {
-    if (l != NULL && ld_sched_self() == l->core.sched)
-        io_core_close(&l->core);
+    if (l == NULL || ld_sched_self() != l->core.sched)
+        return;
+    while (l->queued != 0)
+        ld_io_close(listener_pop(l));
+    io_core_close(&l->core);
 }

@@ -65,9 +65,11 @@ typedef struct ld_io_listener ld_io_listener; /* one listening TCP socket */
  * -ECONNREFUSED, -ETIMEDOUT, -ENOMEM, -EINVAL, or another connect error. */
 int ld_io_connect(const struct sockaddr *addr, uint64_t timeout_ns, ld_io_stream **out);
 
-/* Bind to addr (port 0: one the kernel picks) and listen with a queue of backlog
- * connections (> 0; the kernel caps it at net.core.somaxconn). -EADDRINUSE, -EINVAL,
- * -ENOMEM, or another bind or listen error. */
+/* Bind to addr (port 0: one the kernel picks) and listen. backlog (> 0) bounds two
+ * queues: the kernel's of connections not yet accepted (capped at
+ * net.core.somaxconn), and the listener's own of connections it has accepted, as they
+ * come, for ld_io_accept to hand out, so that a burst of them is taken in one turn of
+ * the loop. -EADDRINUSE, -EINVAL, -ENOMEM, or another bind or listen error. */
 int ld_io_listen(const struct sockaddr *addr, int backlog, ld_io_listener **out);
 
 /* The port l is bound to (> 0), or a negative errno. */
@@ -97,7 +99,8 @@ int ld_io_shutdown(ld_io_stream *s, uint64_t timeout_ns);
  * nothing. */
 void ld_io_close(ld_io_stream *s);
 
-/* Close l and free it, as ld_io_close does a stream. */
+/* Close l and free it, as ld_io_close does a stream, with the connections it has
+ * accepted and not handed out. */
 void ld_io_listener_close(ld_io_listener *l);
 
 #endif

@@ -11,6 +11,8 @@
  *   breaks, reads go on), none early.
  * - A peer that resets, and one that closes mid-read: an error, or the bytes then the
  *   end, to that stream's thread alone, while an echo beside it goes on.
+ * - A listener's own queue: connections past a full one are held and accepted later;
+ *   those never handed out are closed with the listener.
  * - A close cancels the threads parked in the object (a read, a write, an accept); a
  *   second reader is refused; a call from outside a green thread is refused, open
  *   streams do not keep the scheduler running, and they can be closed after it.
@@ -635,6 +637,70 @@ static void case_vanish(void *arg)
     }
 }
 
+/* --- the accept queue ------------------------------------------------------------ */
+
+/* For a backlog of 2: as many as the kernel queues at once, then two in the
+ * listener's queue and one held. */
+#define QUEUE_CLIENTS 3
+
+static int queue_served, queue_ended;
+
+static void queue_client(void *arg)
+{
+    ld_io_stream *s = dial((int)(intptr_t)arg);
+    char c = 0;
+    ssize_t n;
+
+    if (s == NULL)
+        return;
+    n = ld_io_read(s, &c, 1, PATIENCE);
+    queue_served += n == 1 && c == 'q';
+    queue_ended += n == 0;
+    ld_io_close(s);
+}
+
+/* Accepts only once the connections have filled the listener's queue and more. */
+static void late_acceptor(void *arg)
+{
+    ld_io_stream *s;
+    int i, rc = 0;
+
+    ld_gt_sleep_ns(30 * MS);
+    for (i = 0; i < QUEUE_CLIENTS && rc == 0; i++) {
+        rc = ld_io_accept(arg, PATIENCE, &s);
+        if (rc == 0)
+            rc = ld_io_write(s, "q", 1, PATIENCE);
+        if (rc == 0)
+            ld_io_close(s);
+    }
+    CHECK(rc == 0, "accept %d past a full queue: %d", i, rc);
+    ld_io_listener_close(arg);
+}
+
+/* Closes its listener with two connections accepted and never handed out. */
+static void closer_of_queued(void *arg)
+{
+    ld_gt_sleep_ns(30 * MS);
+    ld_io_listener_close(arg);
+}
+
+static void case_queue(void *arg)
+{
+    int port, queued_port, i;
+    ld_io_listener *l = listen_loopback(2, &port);
+    ld_io_listener *q = listen_loopback(4, &queued_port);
+
+    (void)arg;
+    if (l == NULL || q == NULL)
+        return;
+    go(late_acceptor, l);
+    for (i = 0; i < QUEUE_CLIENTS; i++)
+        go(queue_client, (void *)(intptr_t)port);
+    go(closer_of_queued, q);
+    for (i = 0; i < 2; i++)
+        go(queue_client, (void *)(intptr_t)queued_port);
+}
+
 /* --- close, refusals ---------------------------------------------------------------- */
 
 static ld_io_stream *parked_on;
@@ -805,12 +871,26 @@ static unsigned char echo_byte(int id, int round, size_t i)
     return (unsigned char)(id * 7 + round * 13 + (int)i);
 }
 
+/* One message there and back: 0, the error, or -EPROTO for other bytes back. */
+static ssize_t round_trip(ld_io_stream *s, const unsigned char *msg, unsigned char *back,
+                          size_t len)
+{
+    ssize_t rc = ld_io_write(s, msg, len, PATIENCE);
+
+    if (rc == 0)
+        rc = read_full(s, back, len);
+    if (rc >= 0)
+        rc = rc == (ssize_t)len && memcmp(back, msg, len) == 0 ? 0 : -EPROTO;
+    return rc;
+}
+
 /* Its messages, of a length and bytes of its own, from buffers on its own stack. */
 static void echo_client(void *arg)
 {
     int id = (int)(intptr_t)arg, r;
     unsigned char msg[ECHO_MAX], back[ECHO_MAX];
     ld_io_stream *s = dial(echo.port);
+    ssize_t rc = 0;
 
     if (s == NULL)
         return;
@@ -819,16 +899,14 @@ static void echo_client(void *arg)
         gate_open(&echo.all_in);
     }
     gate_wait(&echo.all_in);
-    for (r = 0; r < ECHO_ROUNDS; r++) {
+    for (r = 0; r < ECHO_ROUNDS && rc == 0; r++) {
         size_t len = 1 + (size_t)(id * 31 + r) % ECHO_MAX;
         for (size_t i = 0; i < len; i++)
             msg[i] = echo_byte(id, r, i);
-        if (ld_io_write(s, msg, len, PATIENCE) != 0 ||
-            read_full(s, back, len) != (ssize_t)len || memcmp(back, msg, len) != 0)
-            break;
-        echo.trips++;
+        rc = round_trip(s, msg, back, len);
+        echo.trips += rc == 0;
     }
-    CHECK(r == ECHO_ROUNDS, "client %d: %d round trips", id, r);
+    CHECK(rc == 0, "client %d: round trip %d: %zd", id, r, rc);
     ld_io_close(s);
     if (++echo.done == ECHO_CLIENTS)
         echo.t1 = uv_hrtime();
@@ -883,6 +961,10 @@ int main(int argc, char **argv)
     run_case("wtimeout", case_write_timeout);
     run_case("vanish", case_vanish);
     CHECK(echo_trips == 50, "the echo beside them: %d of 50 round trips", echo_trips);
+    run_case("queue", case_queue);
+    CHECK(queue_served == QUEUE_CLIENTS && queue_ended == 2,
+          "queue: %d of %d served, %d of 2 closed queued", queue_served, QUEUE_CLIENTS,
+          queue_ended);
     run_case("cancel", case_cancel);
     case_outside();
     run_case("echo", case_echo);
