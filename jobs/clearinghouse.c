@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -413,11 +414,17 @@ static void ch_on_stop(uv_async_t *a)
     uv_close((uv_handle_t *)&t->stop, NULL);
 }
 
-/* Open on the thread's own loop, say how that went, and serve until stopped. */
+/* Open on the thread's own loop, say how that went, and serve until stopped. SIGPIPE
+ * is blocked here, so that a write to a client that has gone fails with -EPIPE
+ * whatever the process does with the signal. */
 static void *ch_thread_main(void *arg)
 {
     ld_clearinghouse_thread *t = arg;
+    sigset_t sigpipe;
 
+    sigemptyset(&sigpipe);
+    sigaddset(&sigpipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &sigpipe, NULL);
     t->rc = uv_async_init(&t->loop, &t->stop, ch_on_stop);
     if (t->rc == 0) {
         t->rc = ld_clearinghouse_open(&t->ch, &t->loop, (struct sockaddr *)&t->addr,

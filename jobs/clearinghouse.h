@@ -22,7 +22,8 @@
  * reason as its body. The server's own (http.h) come first: 400, 408, 413, 431, 503.
  *
  * A clearinghouse runs on a uv_loop it is given, on that loop's thread only (so a rank
- * can run one on a carrier), or on a thread of its own (ld_clearinghouse_start).
+ * can run one on a carrier; SIGPIPE is then the program's to ignore, as http.h says),
+ * or on a thread of its own (ld_clearinghouse_start), which blocks SIGPIPE.
  * Functions return 0 or a negative errno.
  */
 #ifndef LD_CLEARINGHOUSE_H

@@ -209,26 +209,36 @@ static void conn_flush(http_conn *c)
         conn_close(c);
 }
 
-/* The status line, the caller's headers, Content-Length, Connection, and the body
- * (none for HEAD), in one buffer for one write. */
+/* A response's head into buf[0..size), as snprintf does. */
+static int response_head(char *buf, size_t size, int status, const char *headers,
+                         const char *length, const char *connection)
+{
+    return snprintf(buf, size, "HTTP/1.1 %d %s\r\n%s%s%s\r\n", status,
+                    ld_http_reason(status), headers, length, connection);
+}
+
+/* The status line, the caller's headers, Content-Length (none for 204, which has no
+ * body), Connection, and the body (none for HEAD), in one buffer for one write. */
 static int response_build(ld_http_request *req, int status, const char *headers,
                           const void *body, size_t len)
 {
     const char *connection = !req->keep_alive ? "Connection: close\r\n"
                              : req->http_1_0  ? "Connection: keep-alive\r\n"
                                               : "";
-    const char *fmt = "HTTP/1.1 %d %s\r\n%sContent-Length: %zu\r\n%s\r\n";
-    const char *reason = ld_http_reason(status);
-    size_t send = req->method == HTTP_HEAD ? 0 : len;
+    char length[48] = "";
 
+    len = status == 204 ? 0 : len;
+    if (status != 204)
+        snprintf(length, sizeof length, "Content-Length: %zu\r\n", len);
+    size_t send = req->method == HTTP_HEAD ? 0 : len;
     headers = headers ? headers : "";
-    int head = snprintf(NULL, 0, fmt, status, reason, headers, len, connection);
+    int head = response_head(NULL, 0, status, headers, length, connection);
     if (head < 0)
         return -EINVAL;
     req->out = malloc((size_t)head + 1 + send);
     if (!req->out)
         return -ENOMEM;
-    snprintf(req->out, (size_t)head + 1, fmt, status, reason, headers, len, connection);
+    response_head(req->out, (size_t)head + 1, status, headers, length, connection);
     if (send)
         memcpy(req->out + head, body, send);
     req->out_len = (size_t)head + send;

@@ -26,6 +26,10 @@
  * after the responses to the requests before it, and its connection closed; the server
  * goes on serving every other connection.
  *
+ * SIGPIPE. libuv writes with write(2), so a write to a client that has gone raises
+ * SIGPIPE, whose default kills the process. The program must ignore it, or block it in
+ * the loop's thread; the server changes no signal disposition itself.
+ *
  * Functions return 0 or a negative errno; libuv's errors are negative errnos too.
  */
 #ifndef LD_HTTP_H
@@ -127,10 +131,10 @@ const char *ld_http_request_body(const ld_http_request *req, size_t *len);
 
 /* Answer req with status (200-599) and body[0..len), after the header lines in
  * `headers` ("Name: value\r\n" each; NULL for none). The server adds Content-Length and
- * Connection, and leaves the body out for HEAD. The request is freed either way;
- * -ECONNRESET when its connection had closed, -EINVAL (and a 500 sent instead) for a
- * status out of range, -ENOMEM (and the connection closed) when the response could not
- * be built. */
+ * Connection, and leaves the body out for HEAD (and for 204, with its length). The
+ * request is freed either way; -ECONNRESET when its connection had closed, -EINVAL (and a
+ * 500 sent instead) for a status out of range, -ENOMEM (and the connection closed) when
+ * the response could not be built. */
 int ld_http_respond(ld_http_request *req, int status, const char *headers,
                     const void *body, size_t len);
 

@@ -42,7 +42,8 @@ start() {
     pid=$!
     pids+=("$pid")
     for _ in $(seq 100); do
-        port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)$|\1|p' "$work/$name.out")
+        port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)$|\1|p' \
+            "$work/$name.out")
         [ -n "$port" ] && return 0
         kill -0 "$pid" 2> /dev/null || fail "$name exited: $(cat "$work/$name.err")"
         sleep 0.05
@@ -88,7 +89,10 @@ for id in $(seq 0 19); do
     done
 done
 [ "$passes" -gt 0 ] && [ "$fails" -gt 0 ] || fail "$passes passes and $fails fails"
-shares=$(for id in $(seq 0 19); do code "/shares?trade=$id&$q"; echo; done | sort | uniq -c)
+shares=$(for id in $(seq 0 19); do
+    code "/shares?trade=$id&$q"
+    echo
+done | sort | uniq -c)
 grep -q ' 200$' <<< "$shares" && grep -q ' 422$' <<< "$shares" ||
     fail "shares of 20 trades: $shares"
 [ "$(code "/counterparty?trade=1&seed=42&scale=0.01")" = 400 ] || fail "no fail rate"

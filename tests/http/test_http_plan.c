@@ -9,7 +9,6 @@
  * trades only), and the first "fail" names the failed check.
  */
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -61,12 +60,13 @@ typedef struct pending {
     int64_t sent_ns;
 } pending;
 
-/* Send trade t's calls on c, pipelined. */
+/* Send trade t's calls on c, pipelined, from now. */
 static void send_trade(test_conn *c, const ld_trade *t, pending *p)
 {
     char target[256];
 
     p->n = 0;
+    p->sent_ns = now_ns();
     for (int call = LD_CALL_COUNTERPARTY; call <= LD_CALL_SHARES; call++) {
         if (call == LD_CALL_SHARES && t->side != LD_SELL)
             continue;
@@ -76,7 +76,6 @@ static void send_trade(test_conn *c, const ld_trade *t, pending *p)
         p->calls[p->n++] = call;
         test_get(c, target, NULL);
     }
-    p->sent_ns = now_ns();
 }
 
 /* Read trade p's answers: each 200, none before its planned latency; the first fail
@@ -164,7 +163,6 @@ int main(void)
     uint64_t calls = 0, fails = 0;
     int64_t longest = 0;
 
-    signal(SIGPIPE, SIG_IGN);
     ld_book_make(trades, TRADES, 0, SEED);
     if (sleep_mode(trades, &sc, slept, &plans) != 0) {
         fprintf(stderr, "test_http_plan: sleep mode did not run\n");
