@@ -44,6 +44,7 @@ typedef struct io_wait {
     ld_gt *waiter;     /* the thread parked here, or NULL */
     uint64_t deadline; /* uv_hrtime() at which the wait times out; 0: never */
     int status;        /* what resumed it: 0, a libuv error or -ETIMEDOUT */
+    bool woken;        /* resumed, and yet to run */
 } io_wait;
 
 /* What streams and listeners share, first in each, so that it is the allocation. The
@@ -103,17 +104,17 @@ static void io_on_closed(uv_handle_t *h)
     io_unhold(h->data);
 }
 
-/* Resume the thread parked in w, if there is one, with status. */
+/* Resume the thread parked in w with status, the first time only. It stays the wait's
+ * until it runs, so that no other thread can begin a call of the same kind, and take
+ * what it was woken for, in between. */
 static void io_wake(io_wait *w, int status)
 {
-    ld_gt *g = w->waiter;
-
-    if (g == NULL)
+    if (w->waiter == NULL || w->woken)
         return;
-    w->waiter = NULL;
+    w->woken = true;
     w->status = status;
     uv_timer_stop(&w->timer);
-    ld_gt_resume(g);
+    ld_gt_resume(w->waiter);
 }
 
 /* Whole milliseconds from now to deadline, rounded up: a libuv timer counts no finer. */
@@ -165,6 +166,8 @@ static int io_park(io_core *c, io_wait *w, uint64_t deadline)
     w->waiter = ld_gt_self();
     c->holds++;
     ld_gt_suspend();
+    w->waiter = NULL;
+    w->woken = false;
     if (c->closed) {
         io_unhold(c);
         return -ECANCELED;

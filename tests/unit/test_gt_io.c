@@ -14,8 +14,9 @@
  * - A listener's own queue: connections past a full one are held and accepted later;
  *   those never handed out are closed with the listener.
  * - A close cancels the threads parked in the object (a read, a write, an accept); a
- *   second reader is refused; a call from outside a green thread is refused, open
- *   streams do not keep the scheduler running, and they can be closed after it.
+ *   second reader is refused, also while the first has been woken and has yet to run; a
+ * call from outside a green thread is refused, open streams do not keep the scheduler
+ * running, and they can be closed after it.
  * - Writes to a peer that has closed fail with -EPIPE; SIGPIPE does not kill.
  * - 1,000 green threads on one carrier, each with its own connection to a server of
  *   green threads on the same carrier, echo messages of their own.
@@ -637,6 +638,71 @@ static void case_vanish(void *arg)
     }
 }
 
+/* --- one reader at a time ---------------------------------------------------------- */
+
+static struct {
+    ld_io_stream *s; /* the first reader's */
+    bool done;       /* its read has returned */
+    ssize_t got;     /* what it returned */
+    int busy, other; /* what the eager reader's reads returned meanwhile */
+} one;
+
+static void first_reader(void *arg)
+{
+    char buf[16];
+
+    one.s = dial((int)(intptr_t)arg);
+    if (one.s == NULL)
+        return;
+    one.got = ld_io_read(one.s, buf, sizeof buf, PATIENCE);
+    one.done = true;
+    ld_io_close(one.s);
+}
+
+/* Reads and yields, over and over, from before the first reader's bytes come until it
+ * has returned with them: the stream is the first reader's all along, also once it
+ * has been woken and before it runs. */
+static void eager_reader(void *arg)
+{
+    char buf[16];
+
+    (void)arg;
+    for (int k = 0; k < 1000000 && !one.done; k++) {
+        if (one.s != NULL) {
+            ssize_t n = ld_io_read(one.s, buf, sizeof buf, PATIENCE);
+            one.busy += n == -EBUSY;
+            one.other += n != -EBUSY;
+        }
+        ld_gt_yield();
+    }
+}
+
+static void one_server(void *arg)
+{
+    ld_io_stream *s = take_one(arg);
+    char c;
+
+    if (s == NULL)
+        return;
+    ld_gt_sleep_ns(5 * MS);
+    CHECK(ld_io_write(s, "m", 1, PATIENCE) == 0, "write m");
+    CHECK(ld_io_read(s, &c, 1, PATIENCE) == 0, "the first reader's end");
+    ld_io_close(s);
+}
+
+static void case_one_reader(void *arg)
+{
+    int port;
+    ld_io_listener *l = listen_loopback(4, &port);
+
+    (void)arg;
+    if (l == NULL)
+        return;
+    go(one_server, l);
+    go(first_reader, (void *)(intptr_t)port);
+    go(eager_reader, NULL);
+}
+
 /* --- the accept queue ------------------------------------------------------------ */
 
 /* For a backlog of 2: as many as the kernel queues at once, then two in the
@@ -961,6 +1027,10 @@ int main(int argc, char **argv)
     run_case("wtimeout", case_write_timeout);
     run_case("vanish", case_vanish);
     CHECK(echo_trips == 50, "the echo beside them: %d of 50 round trips", echo_trips);
+    run_case("onereader", case_one_reader);
+    CHECK(one.got == 1 && one.busy > 0 && one.other == 0,
+          "one reader: it read %zd; the other got -EBUSY %d times, else %d times",
+          one.got, one.busy, one.other);
     run_case("queue", case_queue);
     CHECK(queue_served == QUEUE_CLIENTS && queue_ended == 2,
           "queue: %d of %d served, %d of 2 closed queued", queue_served, QUEUE_CLIENTS,
