@@ -14,7 +14,7 @@ target_link_libraries(test_http_server PRIVATE ld_runtime)
 target_include_directories(test_http_server PRIVATE ${PROJECT_SOURCE_DIR}/tests/unit
   ${LD_HTTP_DIR})
 set(LD_HTTP_CASES keepalive pipeline orphan disconnect slowloris oversized garbage
-  exhaustion requests server-close)
+  exhaustion requests nonreader server-close)
 foreach(case ${LD_HTTP_CASES})
   add_test(NAME http.server.${case} COMMAND test_http_server ${case})
 endforeach()

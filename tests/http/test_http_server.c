@@ -531,6 +531,48 @@ static void case_requests(test_server *ts)
     test_close(&c, 0);
 }
 
+/* A client that pipelines megabytes of requests and reads none of the answers: the
+ * pipeline stops the reading, the writes back up, the clock runs out and the server
+ * closes the connection, serving others meanwhile. */
+static void case_nonreader(test_server *ts)
+{
+    static char burst[24000];
+    test_conn c;
+    size_t sent = 0;
+
+    for (size_t at = 0; at + 24 <= sizeof burst; at += 24)
+        memcpy(burst + at, "GET /nowx HTTP/1.1\r\n\r\n\r\n", 24);
+    CHECK(test_connect(&c, ts->port) == 0, "connect");
+    for (int64_t until = test_now_ms() + 2000; sent < 100 * sizeof burst;) {
+        ssize_t n = send(c.fd, burst, sizeof burst, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (n > 0)
+            sent += (size_t)n;
+        else if (test_now_ms() > until)
+            break;
+        else
+            sleep_ms(5);
+    }
+    CHECK(sent > sizeof burst, "only %zu bytes of requests went", sent);
+    CHECK(served(ts->port), "not served beside a client that does not read");
+    sleep_ms(800);
+    char drain[65536];
+    ssize_t n;
+    size_t got = 0;
+    while ((n = recv(c.fd, drain, sizeof drain, 0)) > 0 && got < 100 * sizeof burst * 8)
+        got += (size_t)n;
+    CHECK(n == 0 || (n < 0 && errno == ECONNRESET), "still open after %zu bytes (%zd %d)",
+          got, n, errno);
+    printf("nonreader: sent %zu bytes of requests, read %zu of answers\n", sent, got);
+    test_close(&c, 0);
+}
+
+static void post_nonreader(const test_server *ts)
+{
+    CHECK(ts->stats.requests > 1000 && ts->stats.bad_request == 0,
+          "%llu requests, %llu refused", (unsigned long long)ts->stats.requests,
+          (unsigned long long)ts->stats.bad_request);
+}
+
 /* The server closes while answers are pending: they are orphaned, not lost memory. */
 static void case_server_close(test_server *ts)
 {
@@ -570,6 +612,7 @@ static const test_case cases[] = {
      post_exhaustion,
      {.connections = 4, .request_timeout_ms = 5000}},
     {"requests", case_requests, NULL, {.requests = 3}},
+    {"nonreader", case_nonreader, post_nonreader, {.requests = 1000000}},
     {"server-close", case_server_close, post_server_close, {0}},
 };
 
