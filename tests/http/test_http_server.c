@@ -536,12 +536,13 @@ static void case_requests(test_server *ts)
  * closes the connection, serving others meanwhile. */
 static void case_nonreader(test_server *ts)
 {
-    static char burst[24000];
+    static const char one[] = "GET /nowx HTTP/1.1\r\n\r\n\r\n";
+    static char burst[1000 * (sizeof one - 1)];
     test_conn c;
     size_t sent = 0;
 
-    for (size_t at = 0; at + 24 <= sizeof burst; at += 24)
-        memcpy(burst + at, "GET /nowx HTTP/1.1\r\n\r\n\r\n", 24);
+    for (size_t at = 0; at < sizeof burst; at += sizeof one - 1)
+        memcpy(burst + at, one, sizeof one - 1);
     CHECK(test_connect(&c, ts->port) == 0, "connect");
     for (int64_t until = test_now_ms() + 2000; sent < 100 * sizeof burst;) {
         ssize_t n = send(c.fd, burst, sizeof burst, MSG_DONTWAIT | MSG_NOSIGNAL);
