@@ -411,6 +411,7 @@ static int listener_take(ld_io_listener *l)
     return 0;
 }
 
+/* The oldest connection of l's queue, handed out. */
 static ld_io_stream *listener_pop(ld_io_listener *l)
 {
     ld_io_stream *s = l->head;

@@ -40,9 +40,10 @@
  * Closing. ld_io_close and ld_io_listener_close end the caller's ownership at once;
  * the memory goes when libuv has closed the handles, at the loop's next turn (the
  * scheduler runs it, and so does ld_sched_destroy). A green thread parked in a call on
- * the object meanwhile returns -ECANCELED. Open streams and listeners do not keep
- * ld_sched_run from returning: green threads do. Every stream has Nagle's algorithm
- * off (TCP_NODELAY), so a request and its response never wait for a delayed ACK.
+ * the object when it is closed returns -ECANCELED. Open streams and listeners do not
+ * keep ld_sched_run from returning, green threads do; close them all before
+ * ld_sched_destroy. Every stream has Nagle's algorithm off (TCP_NODELAY), so a request
+ * and its response never wait for a delayed ACK.
  *
  * Cost. Under 1 KiB a stream, plus a read buffer of LD_IO_CHUNK from its first read and
  * a write buffer of LD_IO_CHUNK from its first write the socket could not take whole.
