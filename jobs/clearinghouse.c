@@ -41,7 +41,6 @@ struct ld_clearinghouse {
 };
 
 struct ch_check {
-    ld_clearinghouse *ch;
     ld_http_request *req;
     ch_check *prev, *next;
     uint64_t arrived_ns;
@@ -282,7 +281,6 @@ static void ch_check_start(ld_clearinghouse *ch, ld_http_request *req, int call,
         ch_refuse(ch, req, 503, NULL, "out of memory");
         return;
     }
-    k->ch = ch;
     k->req = req;
     k->arrived_ns = now;
     k->fails = plan->failed_check == call;
