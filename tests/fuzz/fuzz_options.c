@@ -125,8 +125,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     enum ld_options_verdict va = ld_options_parse(&a, argc, argv, err_a, sizeof err_a);
     enum ld_options_verdict vb = ld_options_parse(&b, argc, argv, err_b, sizeof err_b);
     require(va == LD_OPTIONS_RUN || va == LD_OPTIONS_HELP || va == LD_OPTIONS_VERSION ||
-                va == LD_OPTIONS_INVALID,
-            "a verdict outside the four");
+                va == LD_OPTIONS_SCHEMA || va == LD_OPTIONS_INVALID,
+            "a verdict outside the five");
     require(va == vb && strcmp(err_a, err_b) == 0, "two parses of one input disagree");
     if (va == LD_OPTIONS_INVALID)
         check_message(err_a, sizeof err_a);
