@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +235,9 @@ int main(int argc, char **argv)
     }
     o.rank = rank;
     ld_interrupt_arm(rank, o.output);
+    /* A socket whose peer has gone is an error code to the call that wrote to it (the
+     * HTTP clients and servers of a job), never the death of the rank. */
+    signal(SIGPIPE, SIG_IGN);
     if (check_run(MPI_COMM_WORLD, &o, err, sizeof err) != 0)
         return leave(rank, EXIT_BAD_INPUT, err);
     return run(MPI_COMM_WORLD, &o, argc, argv);
