@@ -4,7 +4,9 @@
  * and waits on the loop's deadlines (deadlines.h) for its call's latency, at the
  * nanosecond resolution settle's callbacks strategy waits at. Deadlines cannot be
  * withdrawn, so a check stays on the waiting list until its deadline fires; one whose
- * client has gone is answered all the same, and the server drops the answer.
+ * client has gone is answered all the same, and the server drops the answer. Under a
+ * cap on checks in flight, a check past it waits in a queue, in arrival order, and
+ * starts its latency when an answer makes room.
  */
 #include "clearinghouse.h"
 
@@ -33,17 +35,22 @@ struct ld_clearinghouse {
     ld_deadlines *deadlines;
     const ld_opt *scale_opt, *fail_opt; /* settle's, for their ranges */
     ch_check *waiting;                  /* checks whose deadline has not fired */
+    ch_check *queued, *queued_last;     /* checks past the cap, oldest first */
+    uint64_t max_in_flight;             /* 0: no cap */
+    bool admitting;                     /* ch_admit_queued is running */
     ld_clearinghouse_stats stats;
-    uint64_t first_ns;   /* the first check's arrival */
-    uint64_t changed_ns; /* in_flight's last change */
-    double area;         /* in_flight integrated over time up to changed_ns, in ns */
+    ld_http_server_stats http_base; /* the server's counters when the window began */
+    uint64_t first_ns;              /* the first check's arrival */
+    uint64_t changed_ns;            /* in_flight's last change */
+    double area; /* in_flight integrated over time up to changed_ns, in ns */
     uint64_t hist[CH_BUCKETS];
 };
 
 struct ch_check {
     ld_http_request *req;
-    ch_check *prev, *next;
+    ch_check *prev, *next; /* on the waiting list; next alone in the queue */
     uint64_t arrived_ns;
+    int64_t latency_ns; /* the call's planned latency */
     bool fails;
 };
 
@@ -106,6 +113,20 @@ static void ch_in_flight(ld_clearinghouse *ch, uint64_t now, int delta)
         st->peak_in_flight = st->in_flight;
 }
 
+/* The server's counters since the window began; open and peak_open as they are. */
+static void ch_http_since(ld_http_server_stats *h, const ld_http_server_stats *base)
+{
+    h->accepted -= base->accepted;
+    h->requests -= base->requests;
+    h->orphaned -= base->orphaned;
+    h->bad_request -= base->bad_request;
+    h->timed_out -= base->timed_out;
+    h->body_too_large -= base->body_too_large;
+    h->headers_too_large -= base->headers_too_large;
+    h->unavailable -= base->unavailable;
+    h->bad_version -= base->bad_version;
+}
+
 void ld_clearinghouse_stats_get(const ld_clearinghouse *ch, ld_clearinghouse_stats *out)
 {
     uint64_t now = uv_hrtime();
@@ -118,6 +139,21 @@ void ld_clearinghouse_stats_get(const ld_clearinghouse *ch, ld_clearinghouse_sta
     out->latency_p90_ns = ch_percentile(ch, 0.90);
     out->latency_p99_ns = ch_percentile(ch, 0.99);
     ld_http_server_stats_get(ch->server, &out->http);
+    ch_http_since(&out->http, &ch->http_base);
+}
+
+/* Everything counted so far is the last window's; the checks in flight now open the
+ * next one. */
+void ld_clearinghouse_stats_restart(ld_clearinghouse *ch)
+{
+    uint64_t in_flight = ch->stats.in_flight;
+
+    memset(&ch->stats, 0, sizeof ch->stats);
+    memset(ch->hist, 0, sizeof ch->hist);
+    ch->stats.in_flight = ch->stats.peak_in_flight = in_flight;
+    ch->area = 0;
+    ch->first_ns = ch->changed_ns = in_flight ? uv_hrtime() : 0;
+    ld_http_server_stats_get(ch->server, &ch->http_base);
 }
 
 void ld_clearinghouse_print(const ld_clearinghouse_stats *st, FILE *out)
@@ -150,7 +186,9 @@ void ld_clearinghouse_print(const ld_clearinghouse_stats *st, FILE *out)
 
 /* --- Answering --------------------------------------------------------------------- */
 
-/* A check's latency is over: answer it, and count it. */
+static void ch_admit_queued(ld_clearinghouse *ch, uint64_t now);
+
+/* A check's latency is over: answer it, count it, and let the next queued one in. */
 static void ch_answer(ld_clearinghouse *ch, ch_check *k, uint64_t now)
 {
     static const char *const outcome[] = {"pass\n", "fail\n"};
@@ -176,6 +214,7 @@ static void ch_answer(ld_clearinghouse *ch, ch_check *k, uint64_t now)
             st->latency_max_ns = ns;
     }
     free(k);
+    ch_admit_queued(ch, now);
 }
 
 static void ch_on_due(void *item, void *ctx)
@@ -267,23 +306,17 @@ static int ch_parse(const ld_clearinghouse *ch, const char *query, ld_trade *t,
     return 0;
 }
 
-/* Start the check's wait; a deadline already past answers it now. */
-static void ch_check_start(ld_clearinghouse *ch, ld_http_request *req, int call,
-                           const ld_settle_plan *plan, uint64_t now)
+/* Start the check's latency now; a deadline already past answers it at once. */
+static void ch_admit(ld_clearinghouse *ch, ch_check *k, uint64_t now)
 {
-    ch_check *k = calloc(1, sizeof *k);
-    int rc =
-        k ? ld_deadlines_add(ch->deadlines, k, now + (uint64_t)plan->latency_ns[call])
-          : -ENOMEM;
+    int rc = ld_deadlines_add(ch->deadlines, k, now + (uint64_t)k->latency_ns);
 
     if (rc < 0) {
+        ch_refuse(ch, k->req, 503, NULL, "out of memory");
         free(k);
-        ch_refuse(ch, req, 503, NULL, "out of memory");
         return;
     }
-    k->req = req;
-    k->arrived_ns = now;
-    k->fails = plan->failed_check == call;
+    k->prev = NULL;
     k->next = ch->waiting;
     if (ch->waiting)
         ch->waiting->prev = k;
@@ -291,6 +324,48 @@ static void ch_check_start(ld_clearinghouse *ch, ld_http_request *req, int call,
     ch_in_flight(ch, now, +1);
     if (rc == 1)
         ch_answer(ch, k, now);
+}
+
+/* Queued checks in arrival order, while there is room under the cap. An answer given
+ * during an admission comes back here, and the loop already running takes its turn. */
+static void ch_admit_queued(ld_clearinghouse *ch, uint64_t now)
+{
+    if (ch->admitting)
+        return;
+    ch->admitting = true;
+    while (ch->queued && ch->stats.in_flight < ch->max_in_flight) {
+        ch_check *k = ch->queued;
+        ch->queued = k->next;
+        if (!ch->queued)
+            ch->queued_last = NULL;
+        ch_admit(ch, k, now);
+    }
+    ch->admitting = false;
+}
+
+/* A check arrives: its latency starts now, or, past the cap, once room is made. */
+static void ch_check_start(ld_clearinghouse *ch, ld_http_request *req, int call,
+                           const ld_settle_plan *plan, uint64_t now)
+{
+    ch_check *k = calloc(1, sizeof *k);
+
+    if (!k) {
+        ch_refuse(ch, req, 503, NULL, "out of memory");
+        return;
+    }
+    k->req = req;
+    k->arrived_ns = now;
+    k->latency_ns = plan->latency_ns[call];
+    k->fails = plan->failed_check == call;
+    if (ch->max_in_flight == 0 || ch->stats.in_flight < ch->max_in_flight) {
+        ch_admit(ch, k, now);
+        return;
+    }
+    if (ch->queued_last)
+        ch->queued_last->next = k;
+    else
+        ch->queued = k;
+    ch->queued_last = k;
 }
 
 /* Route, parse, plan: everything but the wait. */
@@ -372,17 +447,30 @@ int ld_clearinghouse_port(const ld_clearinghouse *ch)
     return ld_http_server_port(ch->server);
 }
 
-/* The server goes first, so that every waiting check's request is orphaned and the
- * answer below only frees it. */
+void ld_clearinghouse_set_max_in_flight(ld_clearinghouse *ch, uint64_t max_in_flight)
+{
+    ch->max_in_flight = max_in_flight;
+    ch_admit_queued(ch, uv_hrtime());
+}
+
+/* Drop a list of checks, answering each so that its request is freed. */
+static void ch_drop(ch_check *k)
+{
+    while (k) {
+        ch_check *next = k->next;
+        ld_http_respond(k->req, 503, NULL, "", 0);
+        free(k);
+        k = next;
+    }
+}
+
+/* The server goes first, so that every waiting or queued check's request is orphaned
+ * and the answer below only frees it. */
 void ld_clearinghouse_close(ld_clearinghouse *ch)
 {
     ld_http_server_close(ch->server);
-    while (ch->waiting) {
-        ch_check *k = ch->waiting;
-        ch->waiting = k->next;
-        ld_http_respond(k->req, 503, NULL, "", 0);
-        free(k);
-    }
+    ch_drop(ch->waiting);
+    ch_drop(ch->queued);
     ld_deadlines_close(ch->deadlines);
     free(ch);
 }
@@ -392,11 +480,12 @@ void ld_clearinghouse_close(ld_clearinghouse *ch)
 struct ld_clearinghouse_thread {
     pthread_t thread;
     uv_loop_t loop;
-    uv_async_t stop;
-    uv_sem_t ready;
+    uv_async_t stop, window;
+    uv_sem_t ready, windowed;
     ld_clearinghouse *ch;
     struct sockaddr_storage addr;
     ld_http_limits limits;
+    uint64_t max_in_flight;
     int rc;   /* ld_clearinghouse_open's */
     int port; /* once it listens */
     ld_clearinghouse_stats last;
@@ -410,6 +499,31 @@ static void ch_on_stop(uv_async_t *a)
     ld_clearinghouse_stats_get(t->ch, &t->last);
     ld_clearinghouse_close(t->ch);
     uv_close((uv_handle_t *)&t->stop, NULL);
+    uv_close((uv_handle_t *)&t->window, NULL);
+}
+
+/* On the thread: the window's stats for ld_clearinghouse_thread_window, and the next
+ * window begins. */
+static void ch_on_window(uv_async_t *a)
+{
+    ld_clearinghouse_thread *t = a->data;
+
+    ld_clearinghouse_stats_get(t->ch, &t->last);
+    ld_clearinghouse_stats_restart(t->ch);
+    uv_sem_post(&t->windowed);
+}
+
+/* The thread's two wake-ups; the second is closed again if it cannot be made. */
+static int ch_asyncs_init(ld_clearinghouse_thread *t)
+{
+    int rc = uv_async_init(&t->loop, &t->stop, ch_on_stop);
+
+    if (rc != 0)
+        return rc;
+    rc = uv_async_init(&t->loop, &t->window, ch_on_window);
+    if (rc != 0)
+        uv_close((uv_handle_t *)&t->stop, NULL);
+    return rc;
 }
 
 /* Open on the thread's own loop, say how that went, and serve until stopped. SIGPIPE
@@ -423,15 +537,19 @@ static void *ch_thread_main(void *arg)
     sigemptyset(&sigpipe);
     sigaddset(&sigpipe, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &sigpipe, NULL);
-    t->rc = uv_async_init(&t->loop, &t->stop, ch_on_stop);
+    t->rc = ch_asyncs_init(t);
     if (t->rc == 0) {
         t->rc = ld_clearinghouse_open(&t->ch, &t->loop, (struct sockaddr *)&t->addr,
                                       &t->limits);
-        if (t->rc != 0)
+        if (t->rc != 0) {
             uv_close((uv_handle_t *)&t->stop, NULL);
+            uv_close((uv_handle_t *)&t->window, NULL);
+        }
     }
-    if (t->rc == 0)
+    if (t->rc == 0) {
+        ld_clearinghouse_set_max_in_flight(t->ch, t->max_in_flight);
         t->port = ld_clearinghouse_port(t->ch);
+    }
     uv_sem_post(&t->ready);
     uv_run(&t->loop, UV_RUN_DEFAULT);
     return NULL;
@@ -444,7 +562,7 @@ static size_t ch_addr_len(const struct sockaddr *addr)
 }
 
 int ld_clearinghouse_start(ld_clearinghouse_thread **out, const struct sockaddr *addr,
-                           const ld_http_limits *limits)
+                           const ld_http_limits *limits, uint64_t max_in_flight)
 {
     ld_clearinghouse_thread *t = calloc(1, sizeof *t);
 
@@ -453,13 +571,15 @@ int ld_clearinghouse_start(ld_clearinghouse_thread **out, const struct sockaddr 
     memcpy(&t->addr, addr, ch_addr_len(addr));
     if (limits)
         t->limits = *limits;
-    t->stop.data = t;
+    t->max_in_flight = max_in_flight;
+    t->stop.data = t->window.data = t;
     int rc = uv_loop_init(&t->loop);
     if (rc != 0) {
         free(t);
         return rc;
     }
     uv_sem_init(&t->ready, 0);
+    uv_sem_init(&t->windowed, 0);
     rc = -pthread_create(&t->thread, NULL, ch_thread_main, t);
     if (rc == 0) {
         uv_sem_wait(&t->ready);
@@ -469,6 +589,7 @@ int ld_clearinghouse_start(ld_clearinghouse_thread **out, const struct sockaddr 
     }
     if (rc != 0) {
         uv_sem_destroy(&t->ready);
+        uv_sem_destroy(&t->windowed);
         uv_loop_close(&t->loop);
         free(t);
         return rc;
@@ -482,6 +603,14 @@ int ld_clearinghouse_thread_port(const ld_clearinghouse_thread *t)
     return t->port;
 }
 
+void ld_clearinghouse_thread_window(ld_clearinghouse_thread *t,
+                                    ld_clearinghouse_stats *out)
+{
+    uv_async_send(&t->window);
+    uv_sem_wait(&t->windowed);
+    *out = t->last;
+}
+
 void ld_clearinghouse_stop(ld_clearinghouse_thread *t, ld_clearinghouse_stats *out)
 {
     uv_async_send(&t->stop);
@@ -489,6 +618,7 @@ void ld_clearinghouse_stop(ld_clearinghouse_thread *t, ld_clearinghouse_stats *o
     if (out)
         *out = t->last;
     uv_sem_destroy(&t->ready);
+    uv_sem_destroy(&t->windowed);
     uv_loop_close(&t->loop);
     free(t);
 }

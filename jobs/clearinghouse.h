@@ -21,6 +21,11 @@
  * method, 422 for /shares of a BUY trade, 503 for want of memory; each with a one-line
  * reason as its body. The server's own (http.h) come first: 400, 408, 413, 431, 503.
  *
+ * Cap. With a cap on checks in flight (0: none), a check that arrives while that many
+ * wait out their latency queues, in arrival order, and its latency starts when an
+ * answer makes room: a service with that many workers. Its measured latency counts
+ * the queueing too.
+ *
  * A clearinghouse runs on a uv_loop it is given, on that loop's thread only (so a rank
  * can run one on a carrier; SIGPIPE is then the program's to ignore, as http.h says),
  * or on a thread of its own (ld_clearinghouse_start), which blocks SIGPIPE.
@@ -38,13 +43,13 @@
 
 typedef struct ld_clearinghouse ld_clearinghouse;
 
-/* What a clearinghouse has done since it opened. */
+/* What a clearinghouse has done since it opened, or since its stats were restarted. */
 typedef struct ld_clearinghouse_stats {
     uint64_t served;    /* checks answered 200 */
     uint64_t failed;    /* of those, answered "fail" */
     uint64_t refused;   /* answered 400, 404, 405, 422, or 503 for want of memory */
     uint64_t abandoned; /* checks whose client had gone by their answer */
-    uint64_t in_flight; /* checks waiting out their latency now */
+    uint64_t in_flight; /* checks waiting out their latency now; queued ones not */
     uint64_t peak_in_flight;
     /* The time-weighted mean of in_flight, from the first check's arrival to the last
      * answer (or to now, while checks are waiting). */
@@ -52,7 +57,9 @@ typedef struct ld_clearinghouse_stats {
     /* Measured latencies of the checks answered, arrival to answer, from a histogram
      * within 1/64 (1.6%) of the true value; 0 before the first. */
     int64_t latency_p50_ns, latency_p90_ns, latency_p99_ns, latency_max_ns;
-    ld_http_server_stats http; /* connections, and the requests the bounds refused */
+    /* Connections, and the requests the bounds refused; open and peak_open count from
+     * the open even after a restart. */
+    ld_http_server_stats http;
 } ld_clearinghouse_stats;
 
 /* Serve on addr (port 0 takes a free one) on loop, within limits (NULL or zeros: the
@@ -65,6 +72,14 @@ int ld_clearinghouse_open(ld_clearinghouse **out, uv_loop_t *loop,
 int ld_clearinghouse_port(const ld_clearinghouse *ch);
 
 void ld_clearinghouse_stats_get(const ld_clearinghouse *ch, ld_clearinghouse_stats *out);
+
+/* Count afresh from now, as for a new window of traffic; the checks in flight now
+ * begin it. */
+void ld_clearinghouse_stats_restart(ld_clearinghouse *ch);
+
+/* At most max_in_flight checks wait out their latency at once, the rest queue (see
+ * Cap above); 0: no cap. */
+void ld_clearinghouse_set_max_in_flight(ld_clearinghouse *ch, uint64_t max_in_flight);
 
 /* Stop serving: close every connection and drop the checks still waiting, unanswered.
  * Read its stats before; the loop must run the close callbacks (uv_run with
@@ -79,13 +94,19 @@ void ld_clearinghouse_print(const ld_clearinghouse_stats *st, FILE *out);
 
 typedef struct ld_clearinghouse_thread ld_clearinghouse_thread;
 
-/* Start a thread with a loop of its own, serving on addr: one more OS thread. Returns
- * once it listens, or with the error ld_clearinghouse_open gave, -ENOMEM, or
- * pthread_create's errno negated. */
+/* Start a thread with a loop of its own, serving on addr under max_in_flight (0: no
+ * cap): one more OS thread. Returns once it listens, or with the error
+ * ld_clearinghouse_open gave, -ENOMEM, or pthread_create's errno negated. */
 int ld_clearinghouse_start(ld_clearinghouse_thread **out, const struct sockaddr *addr,
-                           const ld_http_limits *limits);
+                           const ld_http_limits *limits, uint64_t max_in_flight);
 
 int ld_clearinghouse_thread_port(const ld_clearinghouse_thread *t);
+
+/* From any other thread, one at a time: the stats since the last call (or since the
+ * start), and a new window begins, as ld_clearinghouse_stats_restart does. For the
+ * traffic of one run, call it once before and once after. */
+void ld_clearinghouse_thread_window(ld_clearinghouse_thread *t,
+                                    ld_clearinghouse_stats *out);
 
 /* Close the clearinghouse, join its thread and free it; *out (if not NULL) gets the
  * stats as they were at the close. */

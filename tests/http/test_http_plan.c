@@ -169,7 +169,7 @@ int main(void)
         return 1;
     }
     uv_ip4_addr("127.0.0.1", 0, &addr);
-    int rc = ld_clearinghouse_start(&ch, (struct sockaddr *)&addr, NULL);
+    int rc = ld_clearinghouse_start(&ch, (struct sockaddr *)&addr, NULL, 0);
     if (rc != 0) {
         fprintf(stderr, "test_http_plan: the clearinghouse did not start: %d\n", rc);
         return 1;

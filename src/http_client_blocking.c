@@ -1,0 +1,136 @@
+/* http_client_blocking.c: one kept-alive connection on blocking sockets: connect,
+ * send and recv on the calling OS thread (http_client.h). */
+#include "http_client_inbox.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct ld_http_conn {
+    struct sockaddr_storage addr;
+    socklen_t addr_len;
+    int fd;      /* -1 until the next request connects */
+    bool reused; /* fd has carried a request before this one */
+    char host[LD_HTTP_HOST_MAX];
+    ld_http_inbox in;
+};
+
+static socklen_t addr_len(const struct sockaddr *addr)
+{
+    return addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                       : sizeof(struct sockaddr_in);
+}
+
+int ld_http_conn_open(ld_http_conn **out, const struct sockaddr *addr, const char *host)
+{
+    if (strlen(host) >= LD_HTTP_HOST_MAX ||
+        (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
+        return -EINVAL;
+    ld_http_conn *c = calloc(1, sizeof *c);
+    if (!c)
+        return -ENOMEM;
+    c->addr_len = addr_len(addr);
+    memcpy(&c->addr, addr, c->addr_len);
+    strcpy(c->host, host);
+    c->fd = -1;
+    *out = c;
+    return 0;
+}
+
+/* Drop the connection; the next request makes a new one. */
+static void conn_drop(ld_http_conn *c)
+{
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+    c->reused = false;
+    ld_http_inbox_close(&c->in);
+}
+
+/* A new connection, with Nagle's algorithm off so that a request never waits for an
+ * ACK. */
+static int conn_connect(ld_http_conn *c)
+{
+    int one = 1;
+    int rc = ld_http_inbox_open(&c->in);
+
+    if (rc != 0)
+        return rc;
+    c->fd = socket(c->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (c->fd < 0)
+        return -errno;
+    setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    while ((rc = connect(c->fd, (struct sockaddr *)&c->addr, c->addr_len)) != 0 &&
+           errno == EINTR)
+        ;
+    return rc == 0 ? 0 : -errno;
+}
+
+static int conn_send(ld_http_conn *c)
+{
+    for (size_t sent = 0; sent < c->in.req_len;) {
+        ssize_t n = send(c->fd, c->in.req + sent, c->in.req_len - sent, MSG_NOSIGNAL);
+        if (n < 0 && errno != EINTR)
+            return -errno;
+        sent += n > 0 ? (size_t)n : 0;
+    }
+    return 0;
+}
+
+/* Read until the reply is whole, or the connection ends. */
+static int conn_receive(ld_http_conn *c, ld_http_reply *out)
+{
+    for (;;) {
+        int rc = ld_http_inbox_take(&c->in, out);
+        if (rc != 0)
+            return rc;
+        size_t room;
+        char *at = ld_http_inbox_space(&c->in, &room);
+        ssize_t n = recv(c->fd, at, room, 0);
+        if (n == 0)
+            return ld_http_inbox_end(&c->in, out);
+        if (n < 0 && errno != EINTR)
+            return -errno;
+        ld_http_inbox_filled(&c->in, n > 0 ? (size_t)n : 0);
+    }
+}
+
+/* One request on the connection there is, or on a new one. */
+static int conn_exchange(ld_http_conn *c, const char *target, ld_http_reply *out)
+{
+    int rc = c->fd < 0 ? conn_connect(c) : 0;
+
+    if (rc == 0)
+        rc = ld_http_inbox_request(&c->in, target, c->host);
+    if (rc == 0)
+        rc = conn_send(c);
+    if (rc == 0)
+        rc = conn_receive(c, out);
+    return rc == 1 ? 0 : rc;
+}
+
+int ld_http_conn_get(ld_http_conn *c, const char *target, ld_http_reply *out)
+{
+    int rc = conn_exchange(c, target, out);
+
+    if (rc != 0 && c->reused && ld_http_inbox_stale(&c->in, rc)) {
+        conn_drop(c);
+        rc = conn_exchange(c, target, out);
+    }
+    if (rc != 0 || !c->in.keep_alive)
+        conn_drop(c);
+    else
+        c->reused = true;
+    return rc;
+}
+
+void ld_http_conn_close(ld_http_conn *c)
+{
+    if (!c)
+        return;
+    conn_drop(c);
+    free(c);
+}

@@ -1,0 +1,153 @@
+/* http_client_green.c: kept-alive connections for the green threads of one
+ * scheduler, over gt_io.h (http_client.h).
+ *
+ * The green threads of a scheduler take turns on one carrier, so the pool needs no
+ * lock: a request takes an idle connection off the list, or opens one, and puts it
+ * back once its reply is read, each between two parks. A connection belongs to one
+ * request at a time, so its reads and writes never meet another thread's (-EBUSY).
+ * The request's bytes and the reply's live in the connection, on the heap, so a
+ * parked thread's stack holds little to freeze.
+ */
+#include "http_client_inbox.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gt_io.h"
+
+typedef struct pool_conn pool_conn;
+
+struct pool_conn {
+    ld_io_stream *stream;
+    pool_conn *next; /* on the idle list */
+    bool reused;     /* it has carried a request before this one */
+    ld_http_inbox in;
+};
+
+struct ld_http_pool {
+    struct sockaddr_storage addr;
+    pool_conn *idle; /* the most recently used first */
+    char host[LD_HTTP_HOST_MAX];
+};
+
+int ld_http_pool_open(ld_http_pool **out, const struct sockaddr *addr, const char *host)
+{
+    size_t len = addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                             : sizeof(struct sockaddr_in);
+
+    if (strlen(host) >= LD_HTTP_HOST_MAX ||
+        (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
+        return -EINVAL;
+    ld_http_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return -ENOMEM;
+    memcpy(&p->addr, addr, len);
+    strcpy(p->host, host);
+    *out = p;
+    return 0;
+}
+
+static void conn_free(pool_conn *c)
+{
+    ld_io_close(c->stream);
+    ld_http_inbox_close(&c->in);
+    free(c);
+}
+
+/* In a green thread: a new connection, parked until the server has taken it. */
+static int conn_new(ld_http_pool *p, pool_conn **out)
+{
+    pool_conn *c = calloc(1, sizeof *c);
+
+    if (!c)
+        return -ENOMEM;
+    int rc = ld_http_inbox_open(&c->in);
+    if (rc == 0)
+        rc = ld_io_connect((struct sockaddr *)&p->addr, LD_HTTP_CONNECT_TIMEOUT_NS,
+                           &c->stream);
+    if (rc != 0) {
+        conn_free(c);
+        return rc;
+    }
+    *out = c;
+    return 0;
+}
+
+/* Read until the reply is whole, or the connection ends. */
+static int conn_receive(pool_conn *c, ld_http_reply *out)
+{
+    for (;;) {
+        int rc = ld_http_inbox_take(&c->in, out);
+        if (rc != 0)
+            return rc;
+        size_t room;
+        char *at = ld_http_inbox_space(&c->in, &room);
+        ssize_t n = ld_io_read(c->stream, at, room, 0);
+        if (n == 0)
+            return ld_http_inbox_end(&c->in, out);
+        if (n < 0)
+            return (int)n;
+        ld_http_inbox_filled(&c->in, (size_t)n);
+    }
+}
+
+static int conn_exchange(ld_http_pool *p, pool_conn *c, const char *target,
+                         ld_http_reply *out)
+{
+    int rc = ld_http_inbox_request(&c->in, target, p->host);
+
+    if (rc == 0)
+        rc = ld_io_write(c->stream, c->in.req, c->in.req_len, 0);
+    if (rc == 0)
+        rc = conn_receive(c, out);
+    return rc == 1 ? 0 : rc;
+}
+
+/* An idle connection, or a new one. */
+static int conn_take(ld_http_pool *p, pool_conn **out)
+{
+    if (!p->idle)
+        return conn_new(p, out);
+    *out = p->idle;
+    p->idle = p->idle->next;
+    return 0;
+}
+
+int ld_http_pool_get(ld_http_pool *p, const char *target, ld_http_reply *out)
+{
+    pool_conn *c;
+    int rc = conn_take(p, &c);
+
+    if (rc != 0)
+        return rc;
+    rc = conn_exchange(p, c, target, out);
+    if (rc != 0 && c->reused && ld_http_inbox_stale(&c->in, rc)) {
+        conn_free(c);
+        rc = conn_new(p, &c);
+        if (rc != 0)
+            return rc;
+        rc = conn_exchange(p, c, target, out);
+    }
+    if (rc != 0 || !c->in.keep_alive) {
+        conn_free(c);
+        return rc;
+    }
+    c->reused = true;
+    c->next = p->idle;
+    p->idle = c;
+    return 0;
+}
+
+void ld_http_pool_close(ld_http_pool *p)
+{
+    if (!p)
+        return;
+    while (p->idle) {
+        pool_conn *c = p->idle;
+        p->idle = c->next;
+        conn_free(c);
+    }
+    free(p);
+}

@@ -1,0 +1,251 @@
+/* http_client_uv.c: kept-alive connections on a uv_loop, each request a chain of
+ * libuv callbacks: connect (for a new connection), write, read until the reply is
+ * whole (http_client.h).
+ *
+ * A connection belongs to one request at a time; it reads only while that request
+ * waits for its reply, so an idle connection keeps the loop alive no more than an
+ * idle socket does. The pool is freed with its last connection, once libuv has closed
+ * every handle.
+ */
+#include "http_client_inbox.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct uv_conn uv_conn;
+
+struct ld_http_uv_pool {
+    uv_loop_t *loop;
+    struct sockaddr_storage addr;
+    uv_conn *idle; /* the most recently used first */
+    size_t conns;  /* not yet closed by libuv */
+    bool closing;  /* ld_http_uv_pool_close was called */
+    char host[LD_HTTP_HOST_MAX];
+};
+
+struct uv_conn {
+    uv_tcp_t tcp; /* data: the connection */
+    union {
+        uv_connect_t connect;
+        uv_write_t write;
+    } req;
+    ld_http_uv_pool *pool;
+    uv_conn *next; /* on the idle list */
+    ld_http_uv_done done;
+    void *arg;
+    bool reused; /* it has carried a request before this one */
+    ld_http_inbox in;
+};
+
+int ld_http_uv_pool_open(ld_http_uv_pool **out, uv_loop_t *loop,
+                         const struct sockaddr *addr, const char *host)
+{
+    size_t len = addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                             : sizeof(struct sockaddr_in);
+
+    if (strlen(host) >= LD_HTTP_HOST_MAX ||
+        (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
+        return -EINVAL;
+    ld_http_uv_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return -ENOMEM;
+    p->loop = loop;
+    memcpy(&p->addr, addr, len);
+    strcpy(p->host, host);
+    *out = p;
+    return 0;
+}
+
+/* The last connection of a closed pool takes the pool with it. */
+static void conn_on_closed(uv_handle_t *h)
+{
+    uv_conn *c = h->data;
+    ld_http_uv_pool *p = c->pool;
+
+    ld_http_inbox_close(&c->in);
+    free(c);
+    if (--p->conns == 0 && p->closing)
+        free(p);
+}
+
+static void conn_close(uv_conn *c)
+{
+    uv_close((uv_handle_t *)&c->tcp, conn_on_closed);
+}
+
+/* The request is over: the connection goes back to the pool or away, then the caller
+ * hears, and may start its next request on the very same connection. A callback
+ * that comes after (a write cancelled by the close) finds no request. */
+static void conn_finish(uv_conn *c, int rc, const ld_http_reply *reply)
+{
+    ld_http_uv_done done = c->done;
+    void *arg = c->arg;
+    ld_http_uv_pool *p = c->pool;
+
+    c->done = NULL;
+    uv_read_stop((uv_stream_t *)&c->tcp);
+    if (rc == 0 && c->in.keep_alive) {
+        c->reused = true;
+        c->next = p->idle;
+        p->idle = c;
+    } else {
+        conn_close(c);
+    }
+    done(arg, rc, rc == 0 ? reply : NULL);
+}
+
+/* A connection of p's with its inbox and handle, not yet connected. */
+static int conn_new(ld_http_uv_pool *p, uv_conn **out)
+{
+    uv_conn *c = calloc(1, sizeof *c);
+
+    if (!c)
+        return -ENOMEM;
+    int rc = ld_http_inbox_open(&c->in);
+    if (rc == 0)
+        rc = uv_tcp_init(p->loop, &c->tcp);
+    if (rc != 0) {
+        ld_http_inbox_close(&c->in);
+        free(c);
+        return rc;
+    }
+    c->pool = p;
+    c->tcp.data = c;
+    p->conns++;
+    *out = c;
+    return 0;
+}
+
+static void conn_on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    uv_conn *c = h->data;
+    size_t room;
+
+    (void)suggested;
+    buf->base = ld_http_inbox_space(&c->in, &room);
+    buf->len = room;
+}
+
+static void conn_fail(uv_conn *c, int rc);
+
+static void conn_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    uv_conn *c = s->data;
+    ld_http_reply reply;
+    int rc;
+
+    (void)buf;
+    if (nread == 0)
+        return;
+    if (nread == UV_EOF) {
+        rc = ld_http_inbox_end(&c->in, &reply);
+    } else if (nread < 0) {
+        rc = (int)nread;
+    } else {
+        ld_http_inbox_filled(&c->in, (size_t)nread);
+        rc = ld_http_inbox_take(&c->in, &reply);
+    }
+    if (rc == 1)
+        conn_finish(c, 0, &reply);
+    else if (rc < 0)
+        conn_fail(c, rc);
+}
+
+static void conn_on_write(uv_write_t *w, int status)
+{
+    uv_conn *c = w->handle->data;
+
+    if (status != 0 && c->done)
+        conn_fail(c, status);
+}
+
+/* Write the request and read for its reply. */
+static int conn_send(uv_conn *c)
+{
+    uv_buf_t buf = uv_buf_init(c->in.req, (unsigned)c->in.req_len);
+    int rc = uv_write(&c->req.write, (uv_stream_t *)&c->tcp, &buf, 1, conn_on_write);
+
+    if (rc == 0)
+        rc = uv_read_start((uv_stream_t *)&c->tcp, conn_on_alloc, conn_on_read);
+    return rc;
+}
+
+static void conn_on_connect(uv_connect_t *r, int status)
+{
+    uv_conn *c = r->handle->data;
+
+    if (status == 0)
+        status = uv_tcp_nodelay(&c->tcp, 1);
+    if (status == 0)
+        status = conn_send(c);
+    if (status != 0)
+        conn_finish(c, status, NULL);
+}
+
+static int conn_connect(uv_conn *c)
+{
+    return uv_tcp_connect(&c->req.connect, &c->tcp, (struct sockaddr *)&c->pool->addr,
+                          conn_on_connect);
+}
+
+/* A request that failed on a connection the server had closed while it was idle goes
+ * again, once, on a new connection; any other failure ends it. */
+static void conn_fail(uv_conn *c, int rc)
+{
+    uv_conn *fresh;
+
+    if (!c->reused || !ld_http_inbox_stale(&c->in, rc) ||
+        conn_new(c->pool, &fresh) != 0) {
+        conn_finish(c, rc, NULL);
+        return;
+    }
+    memcpy(fresh->in.req, c->in.req, c->in.req_len);
+    fresh->in.req_len = c->in.req_len;
+    fresh->done = c->done;
+    fresh->arg = c->arg;
+    c->done = NULL;
+    conn_close(c);
+    rc = conn_connect(fresh);
+    if (rc != 0)
+        conn_finish(fresh, rc, NULL);
+}
+
+/* An idle connection sends at once; a new one once it is connected. */
+int ld_http_uv_get(ld_http_uv_pool *p, const char *target, ld_http_uv_done done,
+                   void *arg)
+{
+    uv_conn *c = p->idle;
+    int fresh = c == NULL;
+    int rc = fresh ? conn_new(p, &c) : 0;
+
+    if (rc != 0)
+        return rc;
+    if (!fresh)
+        p->idle = c->next;
+    rc = ld_http_inbox_request(&c->in, target, p->host);
+    if (rc == 0)
+        rc = fresh ? conn_connect(c) : conn_send(c);
+    if (rc != 0) {
+        conn_close(c);
+        return rc;
+    }
+    c->done = done;
+    c->arg = arg;
+    return 0;
+}
+
+void ld_http_uv_pool_close(ld_http_uv_pool *p)
+{
+    if (!p)
+        return;
+    p->closing = true;
+    while (p->idle) {
+        uv_conn *c = p->idle;
+        p->idle = c->next;
+        conn_close(c);
+    }
+    if (p->conns == 0)
+        free(p);
+}

@@ -1,0 +1,114 @@
+/* http_client.h: HTTP/1.1 GET clients to one server, each keeping its connections
+ * alive from one request to the next, over three transports:
+ *
+ *   ld_http_conn      one connection on blocking sockets, for an OS thread
+ *   ld_http_pool      a pool of connections for the green threads of one scheduler,
+ *                     over gt_io.h: a request parks its green thread
+ *   ld_http_uv_pool   a pool of connections on a uv_loop, for callbacks
+ *
+ * All three write the request with ld_http_format_request and read the response with
+ * http.h's parser, one request per connection at a time: no pipelining. A pool hands
+ * a request an idle connection, or opens one when none is idle, and takes it back once
+ * the response is read, so it opens as many connections as requests were ever under
+ * way at once, and no more. A connection goes when its response says it cannot carry
+ * another (Connection: close), or on any error.
+ *
+ * Stale connections. A kept-alive connection the server closed while it sat idle fails
+ * the next request before a byte of the response comes back; that request is sent
+ * once more, on a new connection. GET is idempotent, so this is safe.
+ *
+ * Waits. A connect gives up after LD_HTTP_CONNECT_TIMEOUT_NS on the green transport,
+ * and when the kernel does on the others; a response is waited for as long as it
+ * takes, and a server that goes away ends the wait with an error.
+ *
+ * Errors are negative errnos: a connect's (-ECONNREFUSED, -ETIMEDOUT, ...), -ECONNRESET
+ * or -EPIPE when the server closed the connection, -EPROTO for bytes that are not a
+ * response, -EMSGSIZE for a body of LD_HTTP_REPLY_MAX bytes or more, -EINVAL for a
+ * target or host that is not one word, -ENOMEM. SIGPIPE is the program's to ignore
+ * (http.h); the blocking transport sends with MSG_NOSIGNAL.
+ */
+#ifndef LD_HTTP_CLIENT_H
+#define LD_HTTP_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <uv.h>
+
+/* The longest body a reply holds, with its NUL. */
+#define LD_HTTP_REPLY_MAX 256
+
+/* The longest Host header value, with its NUL. */
+#define LD_HTTP_HOST_MAX 272
+
+/* How long a connect of the green transport may take. */
+#define LD_HTTP_CONNECT_TIMEOUT_NS (10ull * 1000 * 1000 * 1000)
+
+/* A response, copied out of the connection it came on. */
+typedef struct ld_http_reply {
+    int status;
+    size_t len;                   /* of the body */
+    char body[LD_HTTP_REPLY_MAX]; /* NUL-terminated */
+} ld_http_reply;
+
+/* --- One connection, blocking -------------------------------------------------------
+ */
+
+typedef struct ld_http_conn ld_http_conn;
+
+/* A client of the server at addr (IPv4 or IPv6), sending host as the Host header; it
+ * connects at its first request. -ENOMEM, -EINVAL. */
+int ld_http_conn_open(ld_http_conn **out, const struct sockaddr *addr, const char *host);
+
+/* GET target, blocking the calling OS thread until the reply is read. */
+int ld_http_conn_get(ld_http_conn *c, const char *target, ld_http_reply *out);
+
+/* Close the connection, if any, and free c. NULL does nothing. */
+void ld_http_conn_close(ld_http_conn *c);
+
+/* --- A pool for the green threads of one scheduler ------------------------------------
+ */
+
+typedef struct ld_http_pool ld_http_pool;
+
+/* A pool for the green threads of the calling thread's scheduler, to the server at
+ * addr, sending host as the Host header; it opens no connection yet. Its connections
+ * belong to that scheduler (gt_io.h). -ENOMEM, -EINVAL. */
+int ld_http_pool_open(ld_http_pool **out, const struct sockaddr *addr, const char *host);
+
+/* In a green thread of the pool's scheduler: GET target on an idle connection or a new
+ * one, parking until the reply is read. Any number of green threads may be in it at
+ * once, each on a connection of its own. */
+int ld_http_pool_get(ld_http_pool *p, const char *target, ld_http_reply *out);
+
+/* On the scheduler's thread, with no request under way: close every connection and
+ * free the pool, before the scheduler is destroyed (gt_io.h's Closing). NULL does
+ * nothing. */
+void ld_http_pool_close(ld_http_pool *p);
+
+/* --- A pool on a uv_loop --------------------------------------------------------------
+ */
+
+typedef struct ld_http_uv_pool ld_http_uv_pool;
+
+/* How a request of ld_http_uv_get ends: rc 0 with the reply, or a negative errno (and
+ * reply NULL). Called on the loop's thread, from inside uv_run; it may start the next
+ * request. */
+typedef void (*ld_http_uv_done)(void *arg, int rc, const ld_http_reply *reply);
+
+/* A pool on loop, used on the loop's thread only, to the server at addr, sending host
+ * as the Host header. -ENOMEM, -EINVAL. */
+int ld_http_uv_pool_open(ld_http_uv_pool **out, uv_loop_t *loop,
+                         const struct sockaddr *addr, const char *host);
+
+/* GET target on an idle connection or a new one. Returns 0, and done(arg, ...) is then
+ * called once, later; or a negative errno, and it is not called. */
+int ld_http_uv_get(ld_http_uv_pool *p, const char *target, ld_http_uv_done done,
+                   void *arg);
+
+/* With no request under way: close every connection; the pool is freed once the loop
+ * has run their close callbacks. NULL does nothing. */
+void ld_http_uv_pool_close(ld_http_uv_pool *p);
+
+#endif
