@@ -2,6 +2,7 @@
  * column sizes, the reports it asks for. */
 #include "job.h"
 
+#include <stdio.h>
 #include <string.h>
 
 double ld_opt_value(const ld_opt *o, const void *config)
@@ -17,6 +18,11 @@ double ld_opt_value(const ld_opt *o, const void *config)
     case LD_OPT_REAL:
         memcpy(&d, at, sizeof d);
         return d;
+    case LD_OPT_TEXT:
+        for (i = 0; o->choices && o->choices[i]; i++)
+            if (strcmp(at, o->choices[i]) == 0)
+                return i;
+        return -1;
     case LD_OPT_CHOICE:
     case LD_OPT_FLAG:
         break;
@@ -43,6 +49,9 @@ void ld_opt_defaults(const ld_opt *opts, size_t n, void *config)
         case LD_OPT_FLAG:
             i = (int)opts[k].def;
             memcpy(at, &i, sizeof i);
+            break;
+        case LD_OPT_TEXT:
+            snprintf(at, LD_OPT_TEXT_MAX, "%s", opts[k].choices[(int)opts[k].def]);
             break;
         }
     }

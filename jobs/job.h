@@ -44,7 +44,12 @@ enum ld_opt_type {
     LD_OPT_REAL,   /* a finite number in [min, max], stored as double */
     LD_OPT_CHOICE, /* one of choices[], stored as int: its index */
     LD_OPT_FLAG,   /* present or not, stored as int */
+    LD_OPT_TEXT,   /* a word: one of choices[] or other text the job's check takes,
+                      of 1 to LD_OPT_TEXT_MAX - 1 printable bytes, stored as
+                      char[LD_OPT_TEXT_MAX]; its default is choices[def] */
 };
+
+#define LD_OPT_TEXT_MAX 128
 
 enum ld_opt_flags {
     LD_OPT_RESULT = 1, /* changes a result: written as a root attribute of the file,
@@ -59,14 +64,15 @@ typedef struct ld_opt { /* NOLINT(clang-analyzer-optin.performance.Padding) */
     size_t offset; /* of the value in the config struct */
     double min, max;
     double def;                 /* the default; for a choice, its index */
-    const char *const *choices; /* LD_OPT_CHOICE: names, NULL-terminated */
+    const char *const *choices; /* LD_OPT_CHOICE, LD_OPT_TEXT: names, NULL-terminated */
     const char *metavar;        /* "N", "X", "sort|select"; NULL for a flag */
     const char *help;           /* one line for --help */
     unsigned flags;             /* enum ld_opt_flags */
     const char *attr;           /* the attribute's name when not the option's */
 } ld_opt;
 
-/* The value of option `o` in `config`, as a double (a choice: its index). */
+/* The value of option `o` in `config`, as a double (a choice: its index; a text: the
+ * index of the choice it is, or -1). */
 double ld_opt_value(const ld_opt *o, const void *config);
 
 /* Set every option of a table to its default. */
@@ -113,7 +119,12 @@ typedef struct ld_job_config {
     const void *opts;         /* the job's own config struct, of its config_size */
     ld_stack_depot *stacks;   /* green strategies: stacks shared by every run; or NULL */
     const ld_cpus *cpus;      /* the CPUs this rank owns */
+    const char *shared;       /* what the job's share wrote on rank 0, on every rank; NULL
+                                 for a job without share */
 } ld_job_config;
+
+/* The bytes, with the NUL, of the text a job's share hands every rank. */
+#define LD_JOB_SHARED_MAX 256
 
 /* A named scalar a strategy measured, for jobs whose results are not per task (micro):
  * "green_ns" 12.5 "ns". Names and units are string literals, the same on every rank. */
@@ -201,6 +212,11 @@ typedef struct ld_job {
     const ld_opt *opts; /* the job's own options, stored in a config_size struct */
     size_t nopts;
     size_t config_size;
+    /* What one option's range cannot say: the form of a text option, or options that
+     * only go together. Called on every rank as the options are parsed, for a selected
+     * job, with its config struct: 0, or -EINVAL with one line for the user in err (the
+     * run then exits 2). NULL: no such checks. */
+    int (*check)(const void *opts, char *err, size_t errlen);
 
     const ld_column *columns; /* per-task results, in a result_size struct */
     size_t ncolumns;
@@ -213,10 +229,25 @@ typedef struct ld_job {
     const char *baseline;   /* LD_REPORT_SPEEDUP: the strategy it is taken over */
 
     /* Untimed set-up over the rank's tasks; *prepared is passed to every strategy
-     * and freed with free(). *bound_ns receives the job's physical lower bound on
-     * wall time, or 0. */
+     * and then released. *bound_ns receives the job's physical lower bound on wall
+     * time, or 0. A prepare that fails leaves nothing to release. */
     int (*prepare)(const ld_job_config *cfg, const ld_trade *trades, size_t n,
                    void **prepared, int64_t *bound_ns);
+    /* On every rank, after the job's last strategy: undo prepare. NULL: free(). */
+    void (*release)(void *prepared);
+    /* What the ranks of a job share, for a job that needs more than its options (a
+     * service one rank runs for all, an address every rank must reach). On rank 0
+     * only, before any rank prepares: set it up, keep in *state what unshare needs,
+     * and describe it in blob[0..len), a NUL-terminated text of at most
+     * LD_JOB_SHARED_MAX bytes that every rank's prepare then finds in cfg->shared.
+     * host is how the other ranks reach rank 0: "127.0.0.1" when every rank runs on
+     * its node, else its node name. Returns 0, or a negative errno with one line in
+     * blob saying why, and the run then fails on every rank. NULL: nothing shared. */
+    int (*share)(const ld_job_config *cfg, const char *host, char *blob, size_t len,
+                 void **state);
+    /* On rank 0, once every rank is done with the job (its last strategy, or a failure
+     * after share succeeded): undo share, when it left a state. */
+    void (*unshare)(void *state);
     /* The resident bytes its heaviest strategy needs for n tasks, for the check made
      * before a run; NULL when that is small. */
     uint64_t (*resident_bytes)(const ld_job_config *cfg, size_t n);

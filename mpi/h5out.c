@@ -141,7 +141,7 @@ static void attr_name(const ld_opt *opt, char *out, size_t len)
 }
 
 /* One option's value as a root attribute: a count as uint64, a number as double, a
- * choice as its name, a flag as 0 or 1. */
+ * choice as its name, a flag as 0 or 1, a text as itself. */
 static void attr_option(writer *w, const ld_opt *opt, const void *config)
 {
     char name[64];
@@ -159,6 +159,9 @@ static void attr_option(writer *w, const ld_opt *opt, const void *config)
         return;
     case LD_OPT_FLAG:
         attr_i32(w, w->file, name, (int)ld_opt_value(opt, config));
+        return;
+    case LD_OPT_TEXT:
+        attr_string(w, w->file, name, at);
         return;
     }
 }

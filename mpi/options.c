@@ -118,16 +118,22 @@ static void defaults(ld_options *o)
 
 /* The message quotes what the user typed, which may hold a newline or a terminal
  * escape: each control character shows as '?', so the message stays one line. */
+static int one_line(char *err)
+{
+    for (char *c = err; *c != '\0'; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    return -EINVAL;
+}
+
+/* Say what to fix, in err; returns -EINVAL, for the caller to return. */
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
-    for (char *c = err; *c != '\0'; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
-    return -EINVAL;
+    return one_line(err);
 }
 
 /* The largest value of a whole-number option, exactly: a double rounds 2^64 - 1 up. */
@@ -182,6 +188,22 @@ static int parse_choice(const ld_opt *opt, const char *v, int *out, char *err,
     return fail(err, errlen, "--%s takes %s, not '%s'", opt->name, opt->metavar, v);
 }
 
+/* A word: 1 to LD_OPT_TEXT_MAX - 1 bytes, none of them a space or a control character.
+ * What the word may say is the job's check's to judge. */
+static int parse_text(const ld_opt *opt, const char *v, char *out, char *err,
+                      size_t errlen)
+{
+    size_t len = strlen(v);
+    int word = len > 0 && len < LD_OPT_TEXT_MAX;
+    for (const char *c = v; word && *c; c++)
+        word = (unsigned char)*c > 0x20 && *c != 0x7f;
+    if (!word)
+        return fail(err, errlen, "--%s takes %s: a word of 1 to %d bytes, not '%s'",
+                    opt->name, opt->metavar, LD_OPT_TEXT_MAX - 1, v);
+    memcpy(out, v, len + 1);
+    return 0;
+}
+
 /* Store one option's value, parsed as its type says, into its config struct. */
 static int apply_opt(const ld_opt *opt, void *config, const char *v, char *err,
                      size_t errlen)
@@ -202,6 +224,8 @@ static int apply_opt(const ld_opt *opt, void *config, const char *v, char *err,
     case LD_OPT_CHOICE:
         rc = parse_choice(opt, v, &i, err, errlen);
         break;
+    case LD_OPT_TEXT:
+        return parse_text(opt, v, field, err, errlen);
     case LD_OPT_FLAG:
         break;
     }
@@ -384,7 +408,7 @@ static int parse_arg(ld_options *o, parse_state *ps, int argc, char *const *argv
 
 /* Checks that need more than one option: a strategy list that leaves a selected job
  * with nothing to run, a job's option for a job that does not run, a stack mode the
- * build cannot do. */
+ * build cannot do, and each selected job's own checks. */
 static int check_together(ld_options *o, const parse_state *ps, char *err, size_t errlen)
 {
     int any = 0;
@@ -407,6 +431,10 @@ static int check_together(ld_options *o, const parse_state *ps, char *err, size_
         return fail(err, errlen,
                     "--stack-mode copy needs the assembly context switch, and this "
                     "build uses ucontext: use --stack-mode own");
+    for (size_t j = 0; j < ld_njobs; j++)
+        if (o->selected[j] && ld_jobs[j]->check &&
+            ld_jobs[j]->check(o->job_config[j], err, errlen) != 0)
+            return one_line(err);
     return 0;
 }
 

@@ -151,17 +151,54 @@ static unsigned warmup_of(const ld_options *o, const ld_job *job, int first)
     return 1;
 }
 
-/* One job: prepare once, then each selected strategy in table order. */
+/* What the job's share set up on rank 0, in cfg->shared on every rank. Returns 0, or
+ * -1 on every rank once rank 0 has said why. */
+static int share_job(MPI_Comm comm, const ld_job *job, const ld_node *node,
+                     ld_job_config *cfg, char *blob, void **state)
+{
+    int rank, rc = 0;
+    MPI_Comm_rank(comm, &rank);
+    blob[0] = '\0';
+    if (rank == 0)
+        rc = job->share(cfg, node->nodes == 1 ? "127.0.0.1" : node->name, blob,
+                        LD_JOB_SHARED_MAX, state);
+    MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+    MPI_Bcast(blob, LD_JOB_SHARED_MAX, MPI_CHAR, 0, comm);
+    blob[LD_JOB_SHARED_MAX - 1] = '\0';
+    if (rc != 0 && rank == 0)
+        fprintf(stderr, "loomdist: %s: %s\n", job->name, blob[0] ? blob : strerror(-rc));
+    cfg->shared = blob;
+    return rc == 0 ? 0 : -1;
+}
+
+/* The job's untimed set-up on this rank, said when it fails: 1 when it did not. */
+static int prepare_job(MPI_Comm comm, const ld_job *job, const ld_job_config *cfg,
+                       const ld_share *share, void **prepared, int64_t *bound)
+{
+    int rc =
+        job->prepare ? job->prepare(cfg, share->trades, share->n, prepared, bound) : 0;
+    if (rc != 0) {
+        int rank;
+        MPI_Comm_rank(comm, &rank);
+        fprintf(stderr, "loomdist: %s could not prepare on rank %d: %s\n", job->name,
+                rank, strerror(-rc));
+    }
+    return rc == 0;
+}
+
+/* One job: share and prepare once, then each selected strategy in table order, then
+ * release and unshare. */
 static int run_job(MPI_Comm comm, const ld_options *o, const ld_node *node,
                    const ld_share *share, size_t j, ld_record *rec, size_t *at)
 {
     const ld_job *job = ld_jobs[j];
     ld_job_config cfg;
     ld_options_job_config(o, j, &node->cpus, &cfg);
-    void *prepared = NULL;
+    char blob[LD_JOB_SHARED_MAX];
+    void *prepared = NULL, *state = NULL;
     int64_t bound = 0;
-    int ok = !job->prepare ||
-             job->prepare(&cfg, share->trades, share->n, &prepared, &bound) == 0;
+    int shared = !job->share || share_job(comm, job, node, &cfg, blob, &state) == 0;
+    int ok = shared && prepare_job(comm, job, &cfg, share, &prepared, &bound);
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
     MPI_Allreduce(MPI_IN_PLACE, &bound, 1, MPI_INT64_T, MPI_MAX, comm);
     size_t first = *at;
@@ -174,7 +211,10 @@ static int run_job(MPI_Comm comm, const ld_options *o, const ld_node *node,
         ok = run_with_stacks(comm, o, &cfg, share, prepared,
                              warmup_of(o, job, *at - 1 == first), r) == 0;
     }
-    free(prepared);
+    if (prepared)
+        (job->release ? job->release : free)(prepared);
+    if (shared && state && job->unshare)
+        job->unshare(state);
     return ok ? 0 : -1;
 }
 

@@ -14,6 +14,7 @@ static const char *opt_type(const ld_opt *o)
     case LD_OPT_REAL:
         return "double";
     case LD_OPT_CHOICE:
+    case LD_OPT_TEXT:
         return "string";
     case LD_OPT_FLAG:
         break;

@@ -248,6 +248,15 @@ static void print_row(FILE *out, const ld_options *o, const ld_record *r, const 
     fprintf(out, "\n");
 }
 
+/* Whether any of run->rec[i, end) reported a named figure. */
+static int any_figures(const ld_run *run, size_t i, size_t end)
+{
+    for (; i < end; i++)
+        if (run->rec[i].iterations && run->rec[i].figures[0].n)
+            return 1;
+    return 0;
+}
+
 /* The named figures of a job's strategies: Strategy, Figure, Value, Unit. */
 static void print_figures_table(FILE *out, const ld_run *run, const row *rows, size_t i,
                                 size_t end)
@@ -380,7 +389,8 @@ static void print_tables(FILE *out, const ld_options *o, const ld_run *run,
         print_header(out, run->rec[i].job);
         for (size_t k = i; k < end; k++)
             print_row(out, o, &run->rec[k], &rows[k]);
-        if (ld_job_reports(run->rec[i].job, LD_REPORT_FIGURES))
+        if (ld_job_reports(run->rec[i].job, LD_REPORT_FIGURES) &&
+            any_figures(run, i, end))
             print_figures_table(out, run, rows, i, end);
     }
 }

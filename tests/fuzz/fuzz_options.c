@@ -68,7 +68,7 @@ static void check_ranges(const ld_opt *opts, size_t n, const void *config)
 {
     for (size_t k = 0; k < n; k++) {
         double v = ld_opt_value(&opts[k], config);
-        size_t choices = 0;
+        size_t choices = 0, text;
         switch (opts[k].type) {
         case LD_OPT_COUNT:
         case LD_OPT_REAL: /* a default outside the range means "not set": 0 carriers */
@@ -83,6 +83,10 @@ static void check_ranges(const ld_opt *opts, size_t n, const void *config)
             break;
         case LD_OPT_FLAG:
             require(v == 0 || v == 1, "a flag neither 0 nor 1");
+            break;
+        case LD_OPT_TEXT:
+            text = strnlen((const char *)config + opts[k].offset, LD_OPT_TEXT_MAX);
+            require(text > 0 && text < LD_OPT_TEXT_MAX, "a text empty or unterminated");
             break;
         }
     }
