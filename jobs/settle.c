@@ -1,6 +1,8 @@
 /* settle.c: the settle job: plans from each trade's stream, and its strategy table. */
 #include "settle.h"
 
+#include "settle_http.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
@@ -33,14 +35,32 @@ void ld_settle_plan_trade(const ld_trade *t, const ld_job_config *cfg,
     plan->pin_draw = ld_pcg32_double(&rng);
 }
 
-/* Plans for all the rank's trades; the bound is the critical path, the longest total
- * latency of any one trade, which no strategy can beat. */
+static void settle_release(void *prepared)
+{
+    ld_settle_prepared *p = prepared;
+    ld_settle_http_close(p->http);
+    free(p->plans);
+    free(p);
+}
+
+/* Plans for all the rank's trades, and under --io http where the checks go; the bound
+ * is the critical path, the longest total latency of any one trade, which no strategy
+ * can beat. */
 static int settle_prepare(const ld_job_config *cfg, const ld_trade *trades, size_t n,
                           void **prepared, int64_t *bound_ns)
 {
+    const ld_settle_config *sc = cfg->opts;
+    ld_settle_prepared *p = calloc(1, sizeof *p);
     ld_settle_plan *plans = calloc(n ? n : 1, sizeof *plans);
-    if (!plans)
-        return -ENOMEM;
+    int rc = p && plans ? 0 : -ENOMEM;
+    if (rc == 0 && sc->io == LD_SETTLE_HTTP)
+        rc = ld_settle_http_open(&p->http, cfg);
+    if (rc != 0) {
+        free(plans);
+        free(p);
+        return rc;
+    }
+    p->plans = plans;
     int64_t longest = 0;
     for (size_t i = 0; i < n; i++) {
         ld_settle_plan_trade(&trades[i], cfg, &plans[i]);
@@ -50,18 +70,23 @@ static int settle_prepare(const ld_job_config *cfg, const ld_trade *trades, size
         if (total > longest)
             longest = total;
     }
-    *prepared = plans;
+    *prepared = p;
     *bound_ns = longest;
     return 0;
 }
 
-void ld_settle_finish(const ld_job_input *in, size_t i)
+void ld_settle_finish(const ld_job_input *in, size_t i, int failed_check)
 {
-    const ld_settle_plan *plan = (const ld_settle_plan *)in->prepared + i;
     ld_settle_result *out = in->results;
     out[i].latency_ns = ld_now_ns() - in->t0;
-    out[i].status = plan->status;
-    out[i].failed_check = plan->failed_check;
+    out[i].status = failed_check >= 0 ? LD_FAILED : LD_SETTLED;
+    out[i].failed_check = (int8_t)failed_check;
+}
+
+int ld_settle_end(const ld_job_input *in, int rc)
+{
+    ld_settle_http_figures(ld_settle_http_of(in), in->figures);
+    return rc;
 }
 
 void ld_settle_block_ns(int64_t ns)
@@ -71,11 +96,18 @@ void ld_settle_block_ns(int64_t ns)
         ;
 }
 
+/* Bytes per trade of a check in flight under --io http: the client's connection and
+ * the first page of its read buffer, and a local clearinghouse's end of it. */
+#define HTTP_BYTES_PER_TRADE (16u * 1024u)
+
 /* A parked green thread per trade, as the runtime counts it, and the trade's plan,
- * task and result. */
+ * task and result; under --io http a connection per trade too. */
 static uint64_t settle_resident_bytes(const ld_job_config *cfg, size_t n)
 {
-    return ld_gt_resident_bytes(cfg->stack_mode, cfg->stack_size, n) + (uint64_t)n * 512;
+    const ld_settle_config *sc = cfg->opts;
+    uint64_t http = sc->io == LD_SETTLE_HTTP ? HTTP_BYTES_PER_TRADE : 0;
+    return ld_gt_resident_bytes(cfg->stack_mode, cfg->stack_size, n) +
+           (uint64_t)n * (512 + http);
 }
 
 /* The threads strategy's pool; the others run on the carriers. */
@@ -103,6 +135,9 @@ static const ld_strategy settle_strategies[] = {
 
 #define AT(field) offsetof(ld_settle_config, field)
 
+static const char *const io_modes[] = {"sleep", "http", NULL}; /* enum ld_settle_io */
+static const char *const places[] = {"local", "rank0", NULL};
+
 static const ld_opt settle_opts[] = {
     {"latency-scale", LD_OPT_REAL, AT(latency_scale), 1e-6, 1000, 1, NULL, "X",
      "multiply every call latency by X (default 1; tests use 0.02)", LD_OPT_RESULT, NULL},
@@ -114,6 +149,19 @@ static const ld_opt settle_opts[] = {
      LD_OPT_RESULT, NULL},
     {"os-threads", LD_OPT_COUNT, AT(os_threads), 1, 100000, 200, NULL, "N",
      "threads: OS threads in the pool, per rank (default 200)", LD_OPT_RESULT, NULL},
+    {"io", LD_OPT_CHOICE, AT(io), 0, 0, LD_SETTLE_SLEEP, io_modes, "sleep|http",
+     "the checks: waits of their latency, or HTTP calls to a clearinghouse that "
+     "answers after it (default sleep)",
+     LD_OPT_RESULT, NULL},
+    {"clearinghouse", LD_OPT_TEXT, AT(clearinghouse), 0, 0, 0, places,
+     "local|rank0|HOST:PORT",
+     "http: one per rank, one on rank 0 for all, or a server of its own (default "
+     "local)",
+     LD_OPT_RESULT, NULL},
+    {"ch-max-inflight", LD_OPT_COUNT, AT(ch_max_inflight), 0, 1e9, 0, NULL, "N",
+     "http: checks a clearinghouse loomdist starts serves at once, the rest queue "
+     "(default 0: no cap)",
+     LD_OPT_RESULT, NULL},
 };
 
 #define COL(field) offsetof(ld_settle_result, field)
@@ -139,10 +187,14 @@ const ld_job ld_settle_job = {
     .result_size = sizeof(ld_settle_result),
     .table = {LD_TABLE_TASKS, LD_TABLE_TIME, LD_TABLE_THROUGHPUT, LD_TABLE_THREADS,
               LD_TABLE_MEMORY, LD_TABLE_IMBALANCE},
-    .reports = {LD_REPORT_BOUND, LD_REPORT_PERCENTILES},
+    .reports = {LD_REPORT_BOUND, LD_REPORT_PERCENTILES, LD_REPORT_FIGURES},
     .bound_name = "critical path",
     .bound_attr = "critical_path_ns",
+    .check = ld_settle_http_check,
     .prepare = settle_prepare,
+    .release = settle_release,
+    .share = ld_settle_http_share,
+    .unshare = ld_settle_http_unshare,
     .resident_bytes = settle_resident_bytes,
     .threads_fn = settle_threads_count,
 };

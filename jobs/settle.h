@@ -3,6 +3,12 @@
  * A trade's plan is drawn from its own LD_STREAM_SETTLE stream before any strategy
  * runs: the latency of each call, the outcome of each check, and whether it takes the
  * monitor. Strategies differ only in how they wait out the latencies.
+ *
+ * Under --io sleep every call is a wait of its latency and a check's outcome is the
+ * plan's. Under --io http the three checks are HTTP calls to the clearinghouse
+ * (settle_http.h), which answers each after the same latency with the same outcome;
+ * fetch and update stay waits. Either way every call is made, and a trade's failed
+ * check is the first that answered "fail".
  */
 #ifndef LD_SETTLE_H
 #define LD_SETTLE_H
@@ -10,6 +16,8 @@
 #include "job.h"
 
 enum ld_settle_status { LD_SETTLED = 0, LD_FAILED = 1 };
+
+enum ld_settle_io { LD_SETTLE_SLEEP = 0, LD_SETTLE_HTTP = 1 };
 
 enum ld_settle_call {
     LD_CALL_FETCH = 0,        /* fetch trade (database), 1-5 ms */
@@ -20,12 +28,16 @@ enum ld_settle_call {
     LD_SETTLE_CALLS = 5,
 };
 
-/* settle's options (--latency-scale, --fail-rate, --pin-fraction, --os-threads). */
+/* settle's options (--latency-scale, --fail-rate, --pin-fraction, --os-threads, --io,
+ * --clearinghouse, --ch-max-inflight). */
 typedef struct ld_settle_config {
-    double latency_scale; /* multiplies every latency */
-    double fail_rate;     /* failure probability of each check */
-    double pin_fraction;  /* share of trades that take the monitor */
-    uint64_t os_threads;  /* threads: OS threads in the pool */
+    double latency_scale;                /* multiplies every latency */
+    double fail_rate;                    /* failure probability of each check */
+    double pin_fraction;                 /* share of trades that take the monitor */
+    uint64_t os_threads;                 /* threads: OS threads in the pool */
+    int io;                              /* enum ld_settle_io */
+    char clearinghouse[LD_OPT_TEXT_MAX]; /* http: local, rank0 or HOST:PORT */
+    uint64_t ch_max_inflight;            /* http: the cap of one loomdist starts; 0 */
 } ld_settle_config;
 
 /* One trade's outcome: the per-task columns settle declares. */
@@ -42,6 +54,40 @@ typedef struct ld_settle_plan {
     int8_t failed_check;
 } ld_settle_plan;
 
+typedef struct ld_settle_http ld_settle_http;
+
+/* What prepare leaves for every strategy. */
+typedef struct ld_settle_prepared {
+    ld_settle_plan *plans; /* one per trade of the rank */
+    ld_settle_http *http;  /* --io http: where the checks go; NULL under --io sleep */
+} ld_settle_prepared;
+
+/* Trade i's plan. */
+static inline const ld_settle_plan *ld_settle_plan_of(const ld_job_input *in, size_t i)
+{
+    return &((const ld_settle_prepared *)in->prepared)->plans[i];
+}
+
+/* The clearinghouse the checks go to, or NULL when every call is a wait. */
+static inline const ld_settle_http *ld_settle_http_of(const ld_job_input *in)
+{
+    return ((const ld_settle_prepared *)in->prepared)->http;
+}
+
+/* The calls the clearinghouse answers under --io http. */
+static inline int ld_settle_is_check(int call)
+{
+    return call >= LD_CALL_COUNTERPARTY && call <= LD_CALL_SHARES;
+}
+
+/* Call `call` came back with outcome (1: it failed): the first failure is the trade's
+ * failed check. */
+static inline void ld_settle_note(int *failed_check, int call, int outcome)
+{
+    if (outcome == 1 && *failed_check < 0)
+        *failed_check = call;
+}
+
 /* The validation calls, the ones a monitor wraps in green-pinned and green-monitor. */
 static inline int ld_settle_in_monitor(int call)
 {
@@ -51,9 +97,8 @@ static inline int ld_settle_in_monitor(int call)
 /* Whether trade i takes the monitor under this configuration. */
 static inline int ld_settle_pinned(const ld_job_input *in, size_t i)
 {
-    const ld_settle_plan *plan = (const ld_settle_plan *)in->prepared + i;
     const ld_settle_config *sc = in->cfg->opts;
-    return plan->pin_draw < sc->pin_fraction;
+    return ld_settle_plan_of(in, i)->pin_draw < sc->pin_fraction;
 }
 
 /* Draw trade t's plan from its own LD_STREAM_SETTLE stream under cfg (its seed, its
@@ -62,8 +107,13 @@ static inline int ld_settle_pinned(const ld_job_input *in, size_t i)
 void ld_settle_plan_trade(const ld_trade *t, const ld_job_config *cfg,
                           ld_settle_plan *plan);
 
-/* Record trade i as done now: its status and its latency since the run began. */
-void ld_settle_finish(const ld_job_input *in, size_t i);
+/* Record trade i as done now, its failed check failed_check (-1: none): its status,
+ * and its latency since the run began. */
+void ld_settle_finish(const ld_job_input *in, size_t i, int failed_check);
+
+/* A strategy's run is over, with rc: under a clearinghouse of the rank's own, its
+ * stats for the run go into the run's named figures. Returns rc. */
+int ld_settle_end(const ld_job_input *in, int rc);
 
 /* Block the calling OS thread for ns nanoseconds (threads and pinned carriers). */
 void ld_settle_block_ns(int64_t ns);

@@ -11,43 +11,105 @@
  * The monitor belongs to the trade record, so it is a real shared lock that no
  * compiler can elide; each trade takes only its own, so there is no contention and
  * any slowdown comes from blocking the carrier alone.
+ *
+ * Under --io http a check is a request from the carrier's pool of kept-alive
+ * connections (http_client.h), parking the green thread until its answer, except
+ * inside green-pinned's monitor: there it is a blocking socket call on the carrier's
+ * one connection for that, which blocks the carrier as the sleep did. The last trade
+ * of a carrier closes its connections, before its scheduler goes.
  */
 #include "carriers.h"
 #include "settle.h"
+#include "settle_http.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 enum monitor_mode { MONITOR_NONE, MONITOR_PINS, MONITOR_PARKS };
+
+typedef struct green_spawner green_spawner;
+typedef struct green_task green_task;
 
 typedef struct green_run {
     const ld_job_input *in;
     enum monitor_mode mode;
     pthread_mutex_t *os_monitors; /* MONITOR_PINS: one per trade */
     ld_gt_mutex **gt_monitors;    /* MONITOR_PARKS: one per trade that takes it */
+    green_task *tasks;            /* one per trade */
+    green_spawner *carriers;      /* one per carrier */
+    unsigned ncarriers;
 } green_run;
 
-typedef struct green_task {
+struct green_task {
     green_run *run;
     size_t index;
-} green_task;
+};
 
-/* The monitored section: both validation calls under the trade's own monitor. */
-static void validate_in_monitor(green_run *r, size_t i, const ld_settle_plan *plan)
+/* What a carrier's trades share: its spawner, and under --io http its connections. */
+struct green_spawner {
+    green_run *run;
+    ld_sched *sched;
+    unsigned carrier;
+    size_t left;          /* of its trades, those not yet finished */
+    ld_http_pool *pool;   /* --io http: the carrier's connections */
+    ld_http_conn *pinned; /* and green-pinned's blocking one */
+    int rc;               /* the first error of a spawn or a trade */
+};
+
+/* One call of trade i on carrier cr: its outcome (1: failed), or an error. It blocks
+ * the carrier where `blocks` says, and parks the green thread otherwise. */
+static int green_call(green_spawner *cr, size_t i, const ld_settle_plan *plan, int c,
+                      bool blocks)
 {
-    if (r->mode == MONITOR_PINS) {
+    const ld_job_input *in = cr->run->in;
+    const ld_settle_http *h = ld_settle_http_of(in);
+    if (h && ld_settle_is_check(c))
+        return blocks ? ld_settle_http_blocking(cr->pinned, h, &in->trades[i], c)
+                      : ld_settle_http_green(cr->pool, h, &in->trades[i], c);
+    if (blocks)
+        ld_settle_block_ns(plan->latency_ns[c]);
+    else
+        ld_gt_sleep_ns((uint64_t)plan->latency_ns[c]);
+    return c == plan->failed_check;
+}
+
+/* The monitored section: both validation calls under the trade's own monitor, blocking
+ * the carrier under green-pinned's; 0, or the error that cut it short. */
+static int validate_in_monitor(green_spawner *cr, size_t i, const ld_settle_plan *plan,
+                               int *failed)
+{
+    green_run *r = cr->run;
+    bool pins = r->mode == MONITOR_PINS;
+    int outcome = 0;
+    if (pins)
         pthread_mutex_lock(&r->os_monitors[i]);
-        ld_settle_block_ns(plan->latency_ns[LD_CALL_COUNTERPARTY]);
-        ld_settle_block_ns(plan->latency_ns[LD_CALL_BUYING_POWER]);
-        pthread_mutex_unlock(&r->os_monitors[i]);
-        return;
+    else
+        ld_gt_mutex_lock(r->gt_monitors[i]);
+    for (int c = LD_CALL_COUNTERPARTY; c <= LD_CALL_BUYING_POWER && outcome >= 0; c++) {
+        outcome = green_call(cr, i, plan, c, pins);
+        ld_settle_note(failed, c, outcome);
     }
-    ld_gt_mutex_lock(r->gt_monitors[i]);
-    ld_gt_sleep_ns((uint64_t)plan->latency_ns[LD_CALL_COUNTERPARTY]);
-    ld_gt_sleep_ns((uint64_t)plan->latency_ns[LD_CALL_BUYING_POWER]);
-    ld_gt_mutex_unlock(r->gt_monitors[i]);
+    if (pins)
+        pthread_mutex_unlock(&r->os_monitors[i]);
+    else
+        ld_gt_mutex_unlock(r->gt_monitors[i]);
+    return outcome < 0 ? outcome : 0;
+}
+
+/* A trade of carrier cr is over; its last closes the carrier's connections. */
+static void trade_over(green_spawner *cr, int rc)
+{
+    if (rc < 0 && cr->rc == 0)
+        cr->rc = rc;
+    if (--cr->left > 0)
+        return;
+    ld_http_pool_close(cr->pool);
+    ld_http_conn_close(cr->pinned);
+    cr->pool = NULL;
+    cr->pinned = NULL;
 }
 
 /* Tests only (cfg->test_overflow): a call chain deeper than any stack. Each frame's
@@ -71,36 +133,25 @@ static void settle_trade(void *arg)
     const green_task *t = arg;
     green_run *r = t->run;
     size_t index = t->index;
+    green_spawner *cr = &r->carriers[index % r->ncarriers];
     if (index == 0 && r->in->cfg->test_overflow)
         overflow_stack(NULL, 0);
-    const ld_settle_plan plan = ((const ld_settle_plan *)r->in->prepared)[index];
+    const ld_settle_plan plan = *ld_settle_plan_of(r->in, index);
     int monitored = r->mode != MONITOR_NONE && ld_settle_pinned(r->in, index);
-    for (int c = 0; c < LD_SETTLE_CALLS; c++) {
+    int failed = -1, rc = 0;
+    for (int c = 0; c < LD_SETTLE_CALLS && rc >= 0; c++) {
         if (monitored && ld_settle_in_monitor(c)) {
-            validate_in_monitor(r, index, &plan);
+            rc = validate_in_monitor(cr, index, &plan, &failed);
             c = LD_CALL_BUYING_POWER;
         } else if (plan.latency_ns[c] > 0) {
-            ld_gt_sleep_ns((uint64_t)plan.latency_ns[c]);
+            rc = green_call(cr, index, &plan, c, false);
+            ld_settle_note(&failed, c, rc);
         }
     }
-    ld_settle_finish(r->in, index);
+    if (rc >= 0)
+        ld_settle_finish(r->in, index, failed);
+    trade_over(cr, rc);
 }
-
-typedef struct green_spawner green_spawner;
-
-typedef struct green_spawn {
-    green_run *run;
-    green_task *tasks;
-    green_spawner *spawners; /* one per carrier */
-    unsigned ncarriers;
-} green_spawn;
-
-struct green_spawner {
-    green_spawn *spawn;
-    ld_sched *sched;
-    unsigned carrier;
-    int rc; /* of its first failed spawn, after which it stops */
-};
 
 /* Trades started between two yields of the spawner: each starts while what its spawn
  * wrote is still in cache, and the trades already sleeping are woken on time. */
@@ -112,21 +163,44 @@ struct green_spawner {
 static void spawn_trades(void *arg)
 {
     green_spawner *sp = arg;
-    green_spawn *g = sp->spawn;
-    size_t batch = 0;
-    for (size_t i = sp->carrier; i < g->run->in->n && sp->rc == 0; i += g->ncarriers) {
-        g->tasks[i] = (green_task){.run = g->run, .index = i};
-        sp->rc = ld_gt_spawn(sp->sched, settle_trade, &g->tasks[i], NULL);
+    green_run *r = sp->run;
+    size_t batch = 0, i = sp->carrier;
+    for (; i < r->in->n; i += r->ncarriers) {
+        r->tasks[i] = (green_task){.run = r, .index = i};
+        int rc = ld_gt_spawn(sp->sched, settle_trade, &r->tasks[i], NULL);
+        if (rc != 0) {
+            sp->rc = rc;
+            break;
+        }
         if (++batch % SPAWN_BATCH == 0)
             ld_gt_yield();
     }
+    for (; i < r->in->n; i += r->ncarriers) /* never spawned: over all the same */
+        trade_over(sp, 0);
 }
 
+/* Carrier c's trades, and under --io http its connections, made on its own thread. */
 static int spawn_share(unsigned c, ld_sched *s, void *ctx)
 {
-    green_spawn *g = ctx;
-    g->spawners[c] = (green_spawner){.spawn = g, .sched = s, .carrier = c};
-    return ld_gt_spawn(s, spawn_trades, &g->spawners[c], NULL);
+    green_run *r = ctx;
+    green_spawner *sp = &r->carriers[c];
+    const ld_settle_http *h = ld_settle_http_of(r->in);
+    const struct sockaddr *addr = h ? (const struct sockaddr *)&h->addr : NULL;
+    *sp = (green_spawner){.run = r, .sched = s, .carrier = c};
+    for (size_t i = c; i < r->in->n; i += r->ncarriers)
+        sp->left++;
+    int rc = h && sp->left ? ld_http_pool_open(&sp->pool, addr, h->host) : 0;
+    if (rc == 0 && h && sp->left && r->mode == MONITOR_PINS)
+        rc = ld_http_conn_open(&sp->pinned, addr, h->host);
+    if (rc == 0 && sp->left)
+        rc = ld_gt_spawn(s, spawn_trades, sp, NULL);
+    if (rc != 0) {
+        ld_http_pool_close(sp->pool);
+        ld_http_conn_close(sp->pinned);
+        sp->pool = NULL;
+        sp->pinned = NULL;
+    }
+    return rc;
 }
 
 /* The monitors exist before the clock matters to them: made here, freed after. */
@@ -163,21 +237,20 @@ static void free_monitors(green_run *r)
 
 static int settle_green_mode(const ld_job_input *in, enum monitor_mode mode)
 {
-    green_run run = {.in = in, .mode = mode};
-    green_spawn g = {.run = &run, .ncarriers = ld_carriers_count(in->cfg)};
+    green_run run = {.in = in, .mode = mode, .ncarriers = ld_carriers_count(in->cfg)};
     int rc = make_monitors(&run);
-    g.tasks = malloc((in->n ? in->n : 1) * sizeof *g.tasks);
-    g.spawners = calloc(g.ncarriers, sizeof *g.spawners);
-    if (rc == 0 && (!g.tasks || !g.spawners))
+    run.tasks = malloc((in->n ? in->n : 1) * sizeof *run.tasks);
+    run.carriers = calloc(run.ncarriers, sizeof *run.carriers);
+    if (rc == 0 && (!run.tasks || !run.carriers))
         rc = -ENOMEM;
     if (rc == 0)
-        rc = ld_carriers_run(in->cfg, spawn_share, &g);
-    for (unsigned c = 0; rc == 0 && c < g.ncarriers; c++)
-        rc = g.spawners[c].rc;
-    free(g.spawners);
-    free(g.tasks);
+        rc = ld_carriers_run(in->cfg, spawn_share, &run);
+    for (unsigned c = 0; rc == 0 && c < run.ncarriers; c++)
+        rc = run.carriers[c].rc;
+    free(run.carriers);
+    free(run.tasks);
     free_monitors(&run);
-    return rc;
+    return ld_settle_end(in, rc);
 }
 
 int ld_settle_green(const ld_job_input *in)

@@ -5,9 +5,13 @@
  * makespan is about trades / os_threads times a trade's latency. The threads are a
  * census crew: one that finds no trade left waits, as an ExecutorService's threads wait
  * for its shutdown, until the last is made, so the pool has its size at once.
+ *
+ * Under --io http each pool thread makes its checks on a blocking socket of its own,
+ * kept alive from one check to the next: one connection per thread.
  */
 #include "census.h"
 #include "settle.h"
+#include "settle_http.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -17,23 +21,56 @@
 typedef struct pool_run {
     const ld_job_input *in;
     atomic_size_t next;
+    atomic_int rc;       /* the first error of any thread */
     ld_census_crew crew; /* holds every thread until the last is made */
 } pool_run;
 
-/* A pool thread: take the next trade, make its calls one by one, repeat. */
+/* One call of trade i, blocking the thread: its outcome (1: failed), or an error. */
+static int pool_call(const ld_job_input *in, ld_http_conn *conn, size_t i, int c)
+{
+    const ld_settle_plan *plan = ld_settle_plan_of(in, i);
+    if (conn && ld_settle_is_check(c))
+        return ld_settle_http_blocking(conn, ld_settle_http_of(in), &in->trades[i], c);
+    ld_settle_block_ns(plan->latency_ns[c]);
+    return c == plan->failed_check;
+}
+
+/* Trade i's calls one by one, then its result: 0, or the error that cut it short. */
+static int pool_trade(const ld_job_input *in, ld_http_conn *conn, size_t i)
+{
+    int failed = -1;
+    for (int c = 0; c < LD_SETTLE_CALLS; c++) {
+        if (ld_settle_plan_of(in, i)->latency_ns[c] == 0)
+            continue;
+        int outcome = pool_call(in, conn, i, c);
+        if (outcome < 0)
+            return outcome;
+        ld_settle_note(&failed, c, outcome);
+    }
+    ld_settle_finish(in, i, failed);
+    return 0;
+}
+
+/* A pool thread: take the next trade, settle it, repeat; under --io http on a
+ * connection of its own. The first error stops the thread. */
 static void *pool_thread(void *arg)
 {
     pool_run *r = arg;
-    const ld_settle_plan *plans = r->in->prepared;
-    for (;;) {
+    const ld_settle_http *h = ld_settle_http_of(r->in);
+    ld_http_conn *conn = NULL;
+    int rc = h ? ld_http_conn_open(&conn, (const struct sockaddr *)&h->addr, h->host) : 0;
+    while (rc == 0) {
         size_t i = atomic_fetch_add_explicit(&r->next, 1, memory_order_relaxed);
         if (i >= r->in->n)
-            return NULL;
-        for (int c = 0; c < LD_SETTLE_CALLS; c++)
-            if (plans[i].latency_ns[c] > 0)
-                ld_settle_block_ns(plans[i].latency_ns[c]);
-        ld_settle_finish(r->in, i);
+            break;
+        rc = pool_trade(r->in, conn, i);
     }
+    if (rc != 0) {
+        int none = 0;
+        atomic_compare_exchange_strong(&r->rc, &none, rc);
+    }
+    ld_http_conn_close(conn);
+    return NULL;
 }
 
 int ld_settle_threads(const ld_job_input *in)
@@ -45,6 +82,7 @@ int ld_settle_threads(const ld_job_input *in)
         return -ENOMEM;
     pool_run r = {.in = in};
     atomic_init(&r.next, 0);
+    atomic_init(&r.rc, 0);
     ld_census_crew_init(&r.crew);
     unsigned started = 0;
     int rc = 0;
@@ -67,5 +105,5 @@ int ld_settle_threads(const ld_job_input *in)
         pthread_join(threads[t], NULL);
     ld_census_crew_destroy(&r.crew);
     free(threads);
-    return rc;
+    return ld_settle_end(in, rc ? rc : atomic_load(&r.rc));
 }

@@ -38,7 +38,7 @@ static int64_t now_ns(void)
 
 /* Sleep mode's results for the book's first TRADES trades, and their plans. */
 static int sleep_mode(const ld_trade *trades, const ld_settle_config *sc,
-                      ld_settle_result *results, ld_settle_plan **plans)
+                      ld_settle_result *results, ld_settle_prepared **prep)
 {
     ld_job_config cfg = {.seed = SEED, .slow_factor = 1, .opts = sc};
     const ld_strategy *threads = ld_job_strategy(&ld_settle_job, "threads");
@@ -48,7 +48,7 @@ static int sleep_mode(const ld_trade *trades, const ld_settle_config *sc,
 
     if (!threads || ld_settle_job.prepare(&cfg, trades, TRADES, &prepared, &bound) != 0)
         return -1;
-    *plans = prepared;
+    *prep = prepared;
     return ld_job_measure(&ld_settle_job, threads, &cfg, trades, TRADES, prepared,
                           results, &m, NULL);
 }
@@ -155,7 +155,7 @@ int main(void)
     static ld_settle_result slept[TRADES];
     ld_settle_config sc = {
         .latency_scale = SCALE, .fail_rate = FAIL, .pin_fraction = 0, .os_threads = 32};
-    ld_settle_plan *plans = NULL;
+    ld_settle_prepared *prep = NULL;
     struct sockaddr_in addr;
     ld_clearinghouse_thread *ch;
     test_conn conn[CONNS];
@@ -164,7 +164,7 @@ int main(void)
     int64_t longest = 0;
 
     ld_book_make(trades, TRADES, 0, SEED);
-    if (sleep_mode(trades, &sc, slept, &plans) != 0) {
+    if (sleep_mode(trades, &sc, slept, &prep) != 0) {
         fprintf(stderr, "test_http_plan: sleep mode did not run\n");
         return 1;
     }
@@ -183,7 +183,7 @@ int main(void)
             send_trade(&conn[k], &trades[p[k].trade], &p[k]);
         }
         for (int k = 0; k < CONNS && base + (size_t)k < TRADES; k++) {
-            const ld_settle_plan *plan = &plans[p[k].trade];
+            const ld_settle_plan *plan = &prep->plans[p[k].trade];
             fails += (uint64_t)read_trade(&conn[k], &p[k], plan, &slept[p[k].trade]);
             calls += (uint64_t)p[k].n;
             for (int j = 0; j < p[k].n; j++)
@@ -198,7 +198,7 @@ int main(void)
     ld_clearinghouse_stop(ch, &st);
     ld_clearinghouse_print(&st, stdout);
     check_stats(&st, calls, fails, longest);
-    free(plans);
+    ld_settle_job.release(prep);
     printf("%d trades, %" PRIu64 " checks, %" PRIu64 " failed: %s\n", TRADES, calls,
            fails, failures ? "FAILED" : "as sleep mode");
     return failures != 0;

@@ -15,3 +15,16 @@ target_link_libraries(test_http_clients PRIVATE ld_jobs ld_runtime)
 target_include_directories(test_http_clients PRIVATE ${PROJECT_SOURCE_DIR}/tests/unit)
 add_test(NAME http.clients COMMAND test_http_clients)
 set_tests_properties(http.clients PROPERTIES LABELS http TIMEOUT 60)
+
+# settle --io http: sleep mode's statuses from every strategy and wherever the
+# clearinghouse runs, its figures, and bad input.
+add_test(NAME mpi.settle_http COMMAND ${LD_SETTLE_DIR}/test_http_io.sh
+  $<TARGET_FILE:loomdist> $<TARGET_FILE:loomdist-clearinghouse> ${LD_PYTHON}
+  ${CMAKE_CURRENT_BINARY_DIR}/settle-http)
+set_tests_properties(mpi.settle_http PROPERTIES LABELS mpi TIMEOUT 300 RUN_SERIAL TRUE
+  ENVIRONMENT "${LD_MPI_ENV}")
+add_test(NAME mpi.settle_http_bad COMMAND ${LD_SETTLE_DIR}/test_http_bad.sh
+  $<TARGET_FILE:loomdist> $<TARGET_FILE:loomdist-clearinghouse>
+  ${CMAKE_CURRENT_BINARY_DIR}/settle-http-bad)
+set_tests_properties(mpi.settle_http_bad PROPERTIES LABELS "unit;mpi" TIMEOUT 180
+  ENVIRONMENT "${LD_MPI_ENV}")
