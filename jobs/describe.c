@@ -114,3 +114,9 @@ int ld_job_reports(const ld_job *job, enum ld_report r)
             return 1;
     return 0;
 }
+
+int64_t ld_job_bound(const ld_job *job, const void *opts, const ld_strategy *s,
+                     int64_t bound_ns)
+{
+    return job->strategy_bound ? job->strategy_bound(opts, s, bound_ns) : bound_ns;
+}

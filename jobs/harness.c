@@ -27,6 +27,21 @@ static int reserve_stacks(const ld_job_config *cfg, const ld_strategy *s, size_t
     return ld_stack_depot_reserve(cfg->stacks, n);
 }
 
+/* The strategy alone under the probe: its clock starts after the probe's. */
+static int probe_run(const ld_strategy *s, ld_job_input *in, ld_metrics *m)
+{
+    ld_probe *probe;
+    int rc = ld_probe_start(&probe, LD_SAMPLE_PERIOD_US);
+    if (rc)
+        return rc;
+    in->t0 = ld_now_ns();
+    rc = s->run(in);
+    ld_probe_stop(probe, m);
+    return rc;
+}
+
+/* The job's enter hook puts the run under its profile first, so that the stacks
+ * reserved for it are charged to the profile's memory too. */
 int ld_job_measure(const ld_job *job, const ld_strategy *s, const ld_job_config *cfg,
                    const ld_trade *trades, size_t n, const void *prepared, void *results,
                    ld_metrics *m, ld_figures *figures)
@@ -34,22 +49,22 @@ int ld_job_measure(const ld_job *job, const ld_strategy *s, const ld_job_config 
     memset(results, 0, n * job->result_size);
     if (figures)
         figures->n = 0;
-    int rc = reserve_stacks(cfg, s, n);
+    ld_job_config run = *cfg;
+    void *scope = NULL;
+    int rc = job->enter ? job->enter(cfg, s, &run, figures, &scope) : 0;
     if (rc)
         return rc;
-    ld_probe *probe;
-    rc = ld_probe_start(&probe, LD_SAMPLE_PERIOD_US);
-    if (rc)
-        return rc;
-    ld_job_input in = {.cfg = cfg,
+    rc = reserve_stacks(&run, s, n);
+    ld_job_input in = {.cfg = &run,
                        .trades = trades,
                        .n = n,
                        .prepared = prepared,
-                       .t0 = ld_now_ns(),
                        .results = results,
                        .figures = figures};
-    rc = s->run(&in);
-    ld_probe_stop(probe, m);
+    if (rc == 0)
+        rc = probe_run(s, &in, m);
+    if (job->leave)
+        job->leave(scope, figures);
     return rc;
 }
 

@@ -196,6 +196,10 @@ enum ld_table_col {
     LD_TABLE_THREADS,    /* peak OS threads of the rank with the most */
     LD_TABLE_MEMORY,     /* peak RSS: all ranks, and the rank with the most */
     LD_TABLE_IMBALANCE,  /* max / average wall across ranks */
+    LD_TABLE_OPS,        /* operations per second, an iteration being one: the mean
+                            of 1000 / makespan in ms, with a CI from 3 */
+    LD_TABLE_LIMIT,      /* the lower bound as operations per second, and the
+                            score as a share of it */
 };
 
 #define LD_REPORTS_MAX 8
@@ -253,6 +257,19 @@ typedef struct ld_job {
     uint64_t (*resident_bytes)(const ld_job_config *cfg, size_t n);
     /* LD_ON_OWN strategies: the OS threads they run on under cfg. */
     unsigned (*threads_fn)(const ld_job_config *cfg, const ld_strategy *s);
+    /* LD_REPORT_BOUND, for a job whose strategies have bounds of their own (a capped
+     * pool's is longer): strategy s's lower bound under the job's options `opts`, from
+     * prepare's bound_ns. NULL: every strategy has prepare's. */
+    int64_t (*strategy_bound)(const void *opts, const ld_strategy *s, int64_t bound_ns);
+    /* Untimed, around each measured run: enter puts the run under what the job's
+     * options ask of the machine (a resource profile, job_profile.h), writes the CPUs,
+     * carriers and workers it gets into *run (a copy of cfg, which the strategy is
+     * then handed), may add named figures, and keeps in *scope what leave needs to
+     * undo it after the probe has stopped. An enter that fails has undone itself.
+     * NULL: the strategy runs under cfg. */
+    int (*enter)(const ld_job_config *cfg, const ld_strategy *s, ld_job_config *run,
+                 ld_figures *figures, void **scope);
+    void (*leave)(void *scope, ld_figures *figures);
 } ld_job;
 
 /* Every job, in the order the driver runs them. */
@@ -260,6 +277,9 @@ extern const ld_job *const ld_jobs[];
 extern const size_t ld_njobs;
 
 const ld_job *ld_job_find(const char *name);
+
+/* The index of job in ld_jobs. */
+size_t ld_job_index(const ld_job *job);
 const ld_strategy *ld_job_strategy(const ld_job *job, const char *name);
 
 /* The k-th column of job that has every flag in `flags`, or NULL past the last. */
@@ -267,6 +287,10 @@ const ld_column *ld_job_column(const ld_job *job, unsigned flags, size_t k);
 
 /* Whether job declares report r. */
 int ld_job_reports(const ld_job *job, enum ld_report r);
+
+/* Strategy s's lower bound under the job's options opts, from prepare's bound_ns. */
+int64_t ld_job_bound(const ld_job *job, const void *opts, const ld_strategy *s,
+                     int64_t bound_ns);
 
 /* The OS threads a strategy will run on under cfg: carriers, workers or its own. */
 unsigned ld_job_threads(const ld_job *job, const ld_job_config *cfg,

@@ -19,6 +19,14 @@ const ld_job *ld_job_find(const char *name)
     return NULL;
 }
 
+size_t ld_job_index(const ld_job *job)
+{
+    size_t j = 0;
+    while (j < ld_njobs && ld_jobs[j] != job)
+        j++;
+    return j;
+}
+
 const ld_strategy *ld_job_strategy(const ld_job *job, const char *name)
 {
     for (size_t s = 0; s < job->nstrategies; s++)

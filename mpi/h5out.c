@@ -408,7 +408,7 @@ static int write_figures(writer *w, hid_t g, const ld_record *r)
 }
 
 /* /<job>/<strategy>: attributes, per-trade results, per-iteration metrics. */
-static int write_strategy(writer *w, const ld_record *r, slab s)
+static int write_strategy(writer *w, const ld_options *o, const ld_record *r, slab s)
 {
     int fresh = H5Lexists(w->file, r->job->name, H5P_DEFAULT) <= 0;
     hid_t job =
@@ -426,7 +426,7 @@ static int write_strategy(writer *w, const ld_record *r, slab s)
     attr_i32(w, g, "threads", (int)r->threads);
     attr_i32(w, g, "iteration_kept", (int)r->iterations - 1);
     if (ld_job_reports(r->job, LD_REPORT_BOUND))
-        attr_i64(w, g, r->job->bound_attr, r->bound_ns);
+        attr_i64(w, g, r->job->bound_attr, ld_record_bound(o, r));
     int rc = write_results(w, g, r, s) | write_metrics(w, g, r) | write_figures(w, g, r);
     H5Gclose(g);
     H5Gclose(job);
@@ -458,7 +458,7 @@ static int write_all(writer *w, const ld_h5_context *c, slab s)
     write_ranks(w, c);
     int rc = write_trades(w, c, s);
     for (size_t i = 0; rc == 0 && i < c->run->n; i++)
-        rc = write_strategy(w, &c->run->rec[i], s);
+        rc = write_strategy(w, c->o, &c->run->rec[i], s);
     return rc || w->failed ? -1 : 0;
 }
 

@@ -30,6 +30,13 @@ static inline int64_t *ld_record_pct(const ld_record *r, unsigned it, size_t k)
     return r->pct[(size_t)it * r->npct + k];
 }
 
+/* The lower bound of r's strategy: its job's, or its own where the job says so. */
+static inline int64_t ld_record_bound(const ld_options *o, const ld_record *r)
+{
+    return ld_job_bound(r->job, o->job_config[ld_job_index(r->job)], r->strategy,
+                        r->bound_ns);
+}
+
 typedef struct ld_run {
     ld_record *rec;
     size_t n;

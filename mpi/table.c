@@ -18,6 +18,7 @@
 /* One strategy, reduced across ranks (on rank 0) and summarised across iterations. */
 typedef struct row {
     ld_summary makespan_ms; /* the slowest rank's wall time, per iteration */
+    ld_summary ops;         /* operations per second, an iteration being one */
     double imbalance;       /* mean over iterations of max/avg wall across ranks */
     int64_t peak_threads;   /* the most any one rank had, in any iteration */
     double rss_total_mib;   /* the largest sum over ranks of peak RSS, any iteration */
@@ -148,6 +149,9 @@ static int reduce_iterations(MPI_Comm comm, const ld_record *r, row *out)
                 sum[it] ? (double)max[it] * size / (double)sum[it] / its : 0;
         }
         out->makespan_ms = ld_summarize(ms, its);
+        for (unsigned it = 0; it < its; it++)
+            ms[it] = ms[it] > 0 ? 1e3 / ms[it] : 0;
+        out->ops = ld_summarize(ms, its);
         reduce_iter(comm, r, FIELD(peak_threads), MPI_MAX, max);
         out->peak_threads = largest(max, its);
         reduce_iter(comm, r, FIELD(peak_rss_kib), MPI_SUM, sum);
@@ -175,12 +179,31 @@ static int reduce_row(MPI_Comm comm, const ld_options *o, const ld_share *share,
 }
 
 /* "431.2" alone, or "431.2 ± 3.1" once there are enough iterations for a CI. */
-static void format_time(const ld_summary *s, char *out, size_t len)
+static void format_summary(const ld_summary *s, int prec, char *out, size_t len)
 {
     if (s->n >= 3)
-        snprintf(out, len, "%.1f ± %.1f", s->mean, s->half_width);
+        snprintf(out, len, "%.*f ± %.*f", prec, s->mean, prec, s->half_width);
     else
-        snprintf(out, len, "%.1f", s->mean);
+        snprintf(out, len, "%.*f", prec, s->mean);
+}
+
+/* A rate below 10 keeps three decimals, so that 0.128 ops/s does not read 0.1. */
+static int rate_precision(double rate)
+{
+    return rate < 10 ? 3 : 1;
+}
+
+/* The lower bound as a rate, and the score against it: "100.0 (97.3%)". */
+static void format_limit(const ld_options *o, const ld_record *r, const row *w, char *out,
+                         size_t len)
+{
+    int64_t bound = ld_record_bound(o, r);
+    double limit = bound > 0 ? 1e9 / (double)bound : 0;
+    if (limit > 0)
+        snprintf(out, len, "%.*f (%.1f%%)", rate_precision(limit), limit,
+                 100 * w->ops.mean / limit);
+    else
+        snprintf(out, len, "none");
 }
 
 /* Each main-table column: its header, its width, and how a row fills it. */
@@ -196,26 +219,37 @@ static const table_col table_cols[] = {
     [LD_TABLE_THREADS] = {"Peak OS Threads (max rank)", 26},
     [LD_TABLE_MEMORY] = {"Memory MiB: all ranks (max rank)", 32},
     [LD_TABLE_IMBALANCE] = {"Imbalance", 9},
+    [LD_TABLE_OPS] = {"Score (ops/s)", 18},
+    [LD_TABLE_LIMIT] = {"Limit ops/s (of it)", 20},
 };
+
+/* The width of the strategy column: 14, or the job's longest strategy name. */
+static int name_width(const ld_job *job)
+{
+    size_t w = 14;
+    for (size_t s = 0; s < job->nstrategies; s++)
+        w = strlen(job->strategies[s].name) > w ? strlen(job->strategies[s].name) : w;
+    return (int)w;
+}
 
 static void print_header(FILE *out, const ld_job *job)
 {
-    fprintf(out, "\n%s: %s\n%-14s", job->name, job->summary, "Strategy");
+    fprintf(out, "\n%s: %s\n%-*s", job->name, job->summary, name_width(job), "Strategy");
     for (size_t k = 0; k < LD_TABLE_COLS_MAX && job->table[k] != LD_TABLE_END; k++)
         fprintf(out, " %*s", table_cols[job->table[k]].width,
                 table_cols[job->table[k]].header);
     fprintf(out, "\n");
 }
 
-static void format_cell(enum ld_table_col c, const ld_options *o, const row *w,
-                        char *cell, size_t len)
+static void format_cell(enum ld_table_col c, const ld_options *o, const ld_record *r,
+                        const row *w, char *cell, size_t len)
 {
     switch (c) {
     case LD_TABLE_TASKS:
         snprintf(cell, len, "%llu", (unsigned long long)o->trades);
         return;
     case LD_TABLE_TIME:
-        format_time(&w->makespan_ms, cell, len);
+        format_summary(&w->makespan_ms, 1, cell, len);
         return;
     case LD_TABLE_THROUGHPUT:
         snprintf(cell, len, "%.0f",
@@ -231,6 +265,12 @@ static void format_cell(enum ld_table_col c, const ld_options *o, const row *w,
     case LD_TABLE_IMBALANCE:
         snprintf(cell, len, "%.2f", w->imbalance);
         return;
+    case LD_TABLE_OPS:
+        format_summary(&w->ops, rate_precision(w->ops.mean), cell, len);
+        return;
+    case LD_TABLE_LIMIT:
+        format_limit(o, r, w, cell, len);
+        return;
     case LD_TABLE_END:
         break;
     }
@@ -239,10 +279,10 @@ static void format_cell(enum ld_table_col c, const ld_options *o, const row *w,
 
 static void print_row(FILE *out, const ld_options *o, const ld_record *r, const row *w)
 {
-    fprintf(out, "%-14s", r->strategy->name);
+    fprintf(out, "%-*s", name_width(r->job), r->strategy->name);
     for (size_t k = 0; k < LD_TABLE_COLS_MAX && r->job->table[k] != LD_TABLE_END; k++) {
         char cell[64];
-        format_cell(r->job->table[k], o, w, cell, sizeof cell);
+        format_cell(r->job->table[k], o, r, w, cell, sizeof cell);
         fprintf(out, " %*s", table_cols[r->job->table[k]].width, cell);
     }
     fprintf(out, "\n");
@@ -263,19 +303,20 @@ static void print_figures_table(FILE *out, const ld_run *run, const row *rows, s
 {
     fprintf(out, "\n%s figures (mean over iterations and ranks)\n",
             run->rec[i].job->name);
-    fprintf(out, "%-14s %-22s %14s  %s\n", "Strategy", "Figure", "Value", "Unit");
+    int width = name_width(run->rec[i].job);
+    fprintf(out, "%-*s %-22s %14s  %s\n", width, "Strategy", "Figure", "Value", "Unit");
     for (; i < end; i++) {
         const ld_record *r = &run->rec[i];
         for (size_t k = 0; r->iterations && k < r->figures[0].n; k++)
-            fprintf(out, "%-14s %-22s %14.4g  %s\n", r->strategy->name,
+            fprintf(out, "%-*s %-22s %14.4g  %s\n", width, r->strategy->name,
                     r->figures[0].v[k].name, rows[i].figures[k], r->figures[0].v[k].unit);
     }
 }
 
 /* The lower bound the job declares, and how far the makespan is above it. */
-static void print_bound(FILE *out, const ld_record *r, const row *w)
+static void print_bound(FILE *out, const ld_options *o, const ld_record *r, const row *w)
 {
-    double bound = (double)r->bound_ns / 1e6;
+    double bound = (double)ld_record_bound(o, r) / 1e6;
     fprintf(out, "; %s %.1f ms, overhead %+.1f ms (%.3fx)", r->job->bound_name, bound,
             w->makespan_ms.mean - bound, bound > 0 ? w->makespan_ms.mean / bound : 0);
 }
@@ -346,14 +387,14 @@ static void print_detail(FILE *out, const ld_options *o, const ld_record *r, con
                          const row *base, int ranks)
 {
     fprintf(out,
-            "  %-14s ranks %.1f/%.1f/%.1f ms (min/avg/max of %u-iteration means), "
+            "  %-*s ranks %.1f/%.1f/%.1f ms (min/avg/max of %u-iteration means), "
             "CPU %.2f s",
-            r->strategy->name, w->wall_min_ms, w->wall_avg_ms, w->wall_max_ms,
-            r->iterations, w->cpu_s);
+            name_width(r->job), r->strategy->name, w->wall_min_ms, w->wall_avg_ms,
+            w->wall_max_ms, r->iterations, w->cpu_s);
     for (size_t k = 0; k < LD_REPORTS_MAX && r->job->reports[k] != LD_REPORT_END; k++) {
         switch (r->job->reports[k]) {
         case LD_REPORT_BOUND:
-            print_bound(out, r, w);
+            print_bound(out, o, r, w);
             break;
         case LD_REPORT_PERCENTILES:
             print_percentiles(out, r, w);
