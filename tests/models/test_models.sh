@@ -1,0 +1,28 @@
+#!/bin/sh
+# The models job, small, in one of three cases; check_models.py reads the file.
+#   low      every model on two ranks under the low profile (1 CPU, 512 MiB each)
+#   clamped  more CPUs and memory than any machine has: granted less, and said so
+#   capped   a pool of 100 threads for 400 tasks needs 4 rounds of the delay, and
+#            green, one
+#   nocgroup no memory group may be made (LOOMDIST_CGROUP=none): no limit, said so
+#   v2       only a cgroup v2 group may be made: the limit, or no limit said so
+set -eu
+case=$1 loomdist=$2 python=$3 dir=$4/$1
+rm -rf "$dir" && mkdir -p "$dir"
+common="--jobs models --delay-ms 5 --iterations 3 --quiet --output $dir/models.h5"
+case $case in
+low) mpirun -n 2 "$loomdist" $common --tasks 200 --profile low > "$dir/table.txt" ;;
+clamped)
+    "$loomdist" $common --tasks 200 --strategies green,threads --profile high \
+        --cpus 1024 --mem-limit 1125899906842624 > "$dir/table.txt" ;;
+capped)
+    "$loomdist" $common --tasks 400 --thread-cap 100 --strategies threads,green \
+        --profile low > "$dir/table.txt" ;;
+nocgroup | v2)
+    [ "$case" = v2 ] && only=v2 || only=none
+    LOOMDIST_CGROUP=$only "$loomdist" $common --tasks 200 --strategies green \
+        --profile low > "$dir/table.txt" ;;
+*) echo "unknown case $case" >&2; exit 2 ;;
+esac
+grep -q "Score (ops/s)" "$dir/table.txt"
+exec "$python" "$(dirname "$0")/check_models.py" "$case" "$dir/models.h5" "$dir/table.txt"
