@@ -245,8 +245,9 @@ typedef struct ld_job {
      * and describe it in blob[0..len), a NUL-terminated text of at most
      * LD_JOB_SHARED_MAX bytes that every rank's prepare then finds in cfg->shared.
      * host is how the other ranks reach rank 0: "127.0.0.1" when every rank runs on
-     * its node, else its node name. Returns 0, or a negative errno with one line in
-     * blob saying why, and the run then fails on every rank. NULL: nothing shared. */
+     * its node, else the machine's host name. Returns 0, or a negative errno with one
+     * line in blob saying why, and the run then fails on every rank. NULL: nothing
+     * shared. */
     int (*share)(const ld_job_config *cfg, const char *host, char *blob, size_t len,
                  void **state);
     /* On rank 0, once every rank is done with the job (its last strategy, or a failure

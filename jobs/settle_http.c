@@ -2,6 +2,7 @@
  * clearinghouse (settle_http.h). */
 #include "settle_http.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <netdb.h>
@@ -182,23 +183,43 @@ static int reach(const char *text, char *blob, size_t len)
     return rc;
 }
 
+/* The IPv4 address host resolves to, as text: where rank 0's clearinghouse listens,
+ * so that it is on the one interface the other ranks come by and no other. */
+static int listen_ip_of(const char *host, char *ip, size_t len, char *why, size_t whylen)
+{
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res;
+    int rc = getaddrinfo(host, NULL, &hints, &res);
+    if (rc != 0) {
+        snprintf(why, whylen, "rank 0's host name '%s' does not resolve: %s", host,
+                 gai_strerror(rc));
+        return rc == EAI_MEMORY ? -ENOMEM : -EHOSTUNREACH;
+    }
+    const struct sockaddr_in *a = (const struct sockaddr_in *)(void *)res->ai_addr;
+    rc = inet_ntop(AF_INET, &a->sin_addr, ip, (socklen_t)len) ? 0 : -errno;
+    freeaddrinfo(res);
+    return rc;
+}
+
 /* A clearinghouse on rank 0 listens where the others can reach it: on loopback when
- * they share its node, on every interface when they come by its node name. */
+ * they share its node, else on the address its host name resolves to. */
 int ld_settle_http_share(const ld_job_config *cfg, const char *host, char *blob,
                          size_t len, void **state)
 {
     const ld_settle_config *sc = cfg->opts;
     ld_clearinghouse_thread *t;
+    char ip[INET_ADDRSTRLEN];
 
     blob[0] = '\0';
     if (sc->io != LD_SETTLE_HTTP || where_of(sc) == AT_LOCAL)
         return 0;
     if (where_of(sc) == AT_HOST)
         return reach(sc->clearinghouse, blob, len);
-    int rc =
-        start_service(strcmp(host, "127.0.0.1") == 0 ? "127.0.0.1" : "0.0.0.0", sc, &t);
+    int rc = listen_ip_of(host, ip, sizeof ip, blob, len);
+    if (rc != 0)
+        return rc;
+    rc = start_service(ip, sc, &t);
     if (rc != 0) {
-        snprintf(blob, len, "cannot start the clearinghouse on rank 0: %s",
+        snprintf(blob, len, "cannot start the clearinghouse on rank 0 (%s): %s", ip,
                  strerror(-rc));
         return rc;
     }

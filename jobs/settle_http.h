@@ -6,7 +6,7 @@
  *              stopped when it releases; its stats for each strategy's run become the
  *              run's named figures.
  *   rank0      one on rank 0 for the whole job (share and unshare), serving every
- *              rank; the others reach it by rank 0's node name, or 127.0.0.1 when they
+ *              rank; the others reach it by rank 0's host name, or 127.0.0.1 when they
  *              share its node. Its stats are not split by rank, so none are recorded.
  *   HOST:PORT  a server of its own (loomdist-clearinghouse); rank 0 resolves it and
  *              tries a connection before any rank prepares.

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "resources.h"
 
@@ -159,9 +160,14 @@ static int share_job(MPI_Comm comm, const ld_job *job, const ld_node *node,
     int rank, rc = 0;
     MPI_Comm_rank(comm, &rank);
     blob[0] = '\0';
+    char host[256] = "127.0.0.1";
+    /* The other ranks reach rank 0 by the machine's own host name, which resolves
+     * where a node name (an emulated node's, say) may not. */
+    if (node->nodes > 1 && gethostname(host, sizeof host) != 0)
+        snprintf(host, sizeof host, "%s", node->name);
+    host[sizeof host - 1] = '\0';
     if (rank == 0)
-        rc = job->share(cfg, node->nodes == 1 ? "127.0.0.1" : node->name, blob,
-                        LD_JOB_SHARED_MAX, state);
+        rc = job->share(cfg, host, blob, LD_JOB_SHARED_MAX, state);
     MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
     MPI_Bcast(blob, LD_JOB_SHARED_MAX, MPI_CHAR, 0, comm);
     blob[LD_JOB_SHARED_MAX - 1] = '\0';
