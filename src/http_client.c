@@ -92,6 +92,24 @@ int ld_http_inbox_end(ld_http_inbox *in, ld_http_reply *out)
     return rc < 0 ? rc : -EPROTO;
 }
 
+int ld_http_inbox_receive(ld_http_inbox *in, ld_http_read_fn read, void *transport,
+                          ld_http_reply *out)
+{
+    for (;;) {
+        int rc = ld_http_inbox_take(in, out);
+        if (rc != 0)
+            return rc;
+        size_t room;
+        char *at = ld_http_inbox_space(in, &room);
+        ssize_t n = read(transport, at, room);
+        if (n == 0)
+            return ld_http_inbox_end(in, out);
+        if (n < 0)
+            return (int)n;
+        ld_http_inbox_filled(in, (size_t)n);
+    }
+}
+
 bool ld_http_inbox_stale(const ld_http_inbox *in, int rc)
 {
     return !in->heard && (rc == -ECONNRESET || rc == -EPIPE);

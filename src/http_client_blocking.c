@@ -80,22 +80,14 @@ static int conn_send(ld_http_conn *c)
     return 0;
 }
 
-/* Read until the reply is whole, or the connection ends. */
-static int conn_receive(ld_http_conn *c, ld_http_reply *out)
+/* recv on the connection's socket, retried when a signal interrupts it. */
+static ssize_t socket_read(void *transport, void *buf, size_t len)
 {
-    for (;;) {
-        int rc = ld_http_inbox_take(&c->in, out);
-        if (rc != 0)
-            return rc;
-        size_t room;
-        char *at = ld_http_inbox_space(&c->in, &room);
-        ssize_t n = recv(c->fd, at, room, 0);
-        if (n == 0)
-            return ld_http_inbox_end(&c->in, out);
-        if (n < 0 && errno != EINTR)
-            return -errno;
-        ld_http_inbox_filled(&c->in, n > 0 ? (size_t)n : 0);
-    }
+    const ld_http_conn *c = transport;
+    ssize_t n;
+    while ((n = recv(c->fd, buf, len, 0)) < 0 && errno == EINTR)
+        ;
+    return n < 0 ? -errno : n;
 }
 
 /* One request on the connection there is, or on a new one. */
@@ -108,7 +100,7 @@ static int conn_exchange(ld_http_conn *c, const char *target, ld_http_reply *out
     if (rc == 0)
         rc = conn_send(c);
     if (rc == 0)
-        rc = conn_receive(c, out);
+        rc = ld_http_inbox_receive(&c->in, socket_read, c, out);
     return rc == 1 ? 0 : rc;
 }
 

@@ -75,22 +75,11 @@ static int conn_new(ld_http_pool *p, pool_conn **out)
     return 0;
 }
 
-/* Read until the reply is whole, or the connection ends. */
-static int conn_receive(pool_conn *c, ld_http_reply *out)
+/* A read on the connection's green-thread stream, parking its caller. */
+static ssize_t stream_read(void *transport, void *buf, size_t len)
 {
-    for (;;) {
-        int rc = ld_http_inbox_take(&c->in, out);
-        if (rc != 0)
-            return rc;
-        size_t room;
-        char *at = ld_http_inbox_space(&c->in, &room);
-        ssize_t n = ld_io_read(c->stream, at, room, 0);
-        if (n == 0)
-            return ld_http_inbox_end(&c->in, out);
-        if (n < 0)
-            return (int)n;
-        ld_http_inbox_filled(&c->in, (size_t)n);
-    }
+    const pool_conn *c = transport;
+    return ld_io_read(c->stream, buf, len, 0);
 }
 
 static int conn_exchange(ld_http_pool *p, pool_conn *c, const char *target,
@@ -101,7 +90,7 @@ static int conn_exchange(ld_http_pool *p, pool_conn *c, const char *target,
     if (rc == 0)
         rc = ld_io_write(c->stream, c->in.req, c->in.req_len, 0);
     if (rc == 0)
-        rc = conn_receive(c, out);
+        rc = ld_http_inbox_receive(&c->in, stream_read, c, out);
     return rc == 1 ? 0 : rc;
 }
 

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "http.h"
 #include "http_client.h"
@@ -49,6 +50,15 @@ int ld_http_inbox_take(ld_http_inbox *in, ld_http_reply *out);
  * errno: -ECONNRESET when not a byte of the reply had come, -EPROTO when it was cut
  * off. */
 int ld_http_inbox_end(ld_http_inbox *in, ld_http_reply *out);
+
+/* A transport's read: up to len bytes into buf; their count, 0 at the end of the
+ * connection, or a negative errno. */
+typedef ssize_t (*ld_http_read_fn)(void *transport, void *buf, size_t len);
+
+/* Read with read(transport, ...) until the reply is whole or the connection ends:
+ * what ld_http_inbox_take or ld_http_inbox_end returns once either says 1 or fails. */
+int ld_http_inbox_receive(ld_http_inbox *in, ld_http_read_fn read, void *transport,
+                          ld_http_reply *out);
 
 /* Whether rc, from a request on a connection that had carried one before, says the
  * server had closed it while idle: the request may go again on a new one. */

@@ -94,8 +94,8 @@ static void test_pool(void)
     CHECK(ld_workers_count(pool) == cpus.n, "pool has %u workers for %u CPUs",
           ld_workers_count(pool), cpus.n);
     for (unsigned w = 0; w < cpus.n; w++)
-        CHECK(ld_workers_cpu(pool, w) == cpus.id[w], "worker %u pinned to %d, not %d",
-              w, ld_workers_cpu(pool, w), cpus.id[w]);
+        CHECK(ld_workers_cpu(pool, w) == cpus.id[w], "worker %u pinned to %d, not %d", w,
+              ld_workers_cpu(pool, w), cpus.id[w]);
     CHECK(ld_workers_cpu(pool, cpus.n) == -EINVAL, "worker out of range accepted");
     check_run(pool, 20000, "first run");
     check_run(pool, 3, "second run, fewer tasks than workers");
