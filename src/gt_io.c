@@ -568,6 +568,14 @@ ssize_t ld_io_read(ld_io_stream *s, void *buf, size_t len, uint64_t timeout_ns)
     return stream_take(s, buf, len);
 }
 
+/* A write or a shutdown takes the write side, which an earlier failure leaves broken:
+ * 0, or why it cannot be had. */
+static int write_side_enter(ld_io_stream *s)
+{
+    int rc = io_enter(&s->core, &s->waits[IO_WRITE]);
+    return rc != 0 ? rc : s->werr;
+}
+
 /* Each round writes what the socket takes at once, then parks on a piece of the rest;
  * the deadline covers the whole call. */
 int ld_io_write(ld_io_stream *s, const void *buf, size_t len, uint64_t timeout_ns)
@@ -579,11 +587,8 @@ int ld_io_write(ld_io_stream *s, const void *buf, size_t len, uint64_t timeout_n
 
     if (s == NULL || (buf == NULL && len != 0))
         return -EINVAL;
-    rc = io_enter(&s->core, &s->waits[IO_WRITE]);
-    if (rc != 0)
+    if ((rc = write_side_enter(s)) != 0)
         return rc;
-    if (s->werr != 0)
-        return s->werr;
     deadline = io_deadline(timeout_ns);
     while (len > 0) {
         rc = stream_try(s, p, len);
@@ -609,11 +614,8 @@ int ld_io_shutdown(ld_io_stream *s, uint64_t timeout_ns)
 
     if (s == NULL)
         return -EINVAL;
-    rc = io_enter(&s->core, &s->waits[IO_WRITE]);
-    if (rc != 0)
+    if ((rc = write_side_enter(s)) != 0)
         return rc;
-    if (s->werr != 0)
-        return s->werr;
     rc = uv_shutdown(&s->req.shutdown, (uv_stream_t *)&s->core.tcp, stream_on_shutdown);
     return rc != 0 ? rc : stream_wait_write_side(s, io_deadline(timeout_ns));
 }

@@ -6,6 +6,7 @@
 # Usage: test_http_bad.sh LOOMDIST CLEARINGHOUSE WORKDIR
 set -uo pipefail
 bin=$(realpath "$1") ch=$(realpath "$2") work=$3
+. "$(cd "$(dirname "$0")" && pwd)/clearinghouse.sh"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 fails=0
 
@@ -42,14 +43,7 @@ expect 2 "--clearinghouse takes local|rank0|HOST:PORT: a word" --io http \
     --clearinghouse 'two words'
 
 # A port nobody listens on: one a clearinghouse had until it was stopped.
-"$ch" --listen 127.0.0.1:0 > ch.out 2> ch.err &
-pid=$!
-port=
-for _ in $(seq 100); do
-    port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)$|\1|p' ch.out)
-    [ -n "$port" ] && break
-    sleep 0.05
-done
+start_clearinghouse "$ch"
 kill -TERM "$pid"
 wait "$pid"
 if [ -z "$port" ]; then

@@ -9,6 +9,7 @@
 set -euo pipefail
 bin=$(realpath "$1") ch=$(realpath "$2") py=$3 work=$4
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/clearinghouse.sh"
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
 pid=
 trap '[ -z "$pid" ] || kill "$pid" 2> /dev/null || true' EXIT
@@ -26,16 +27,8 @@ run local --io http
 run capped --io http --ch-max-inflight 4
 run rank0 --io http --clearinghouse rank0
 
-"$ch" --listen 127.0.0.1:0 > ch.out 2> ch.err &
-pid=$!
-port=
-for _ in $(seq 100); do
-    port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)$|\1|p' ch.out)
-    [ -n "$port" ] && break
-    kill -0 "$pid" 2> /dev/null || fail "loomdist-clearinghouse exited: $(cat ch.err)"
-    sleep 0.05
-done
-[ -n "$port" ] || fail "loomdist-clearinghouse did not say it listens"
+start_clearinghouse "$ch"
+[ -n "$port" ] || fail "loomdist-clearinghouse did not say it listens: $(cat ch.err)"
 run external --io http --clearinghouse "127.0.0.1:$port"
 kill -TERM "$pid"
 wait "$pid" || fail "loomdist-clearinghouse exited $? on SIGTERM"
