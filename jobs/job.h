@@ -2,7 +2,8 @@
  *
  * A job declares, as plain tables:
  *   - its options (ld_opt): name, type, range, default and help line, stored in a
- *     config struct the job owns, of config_size bytes;
+ *     config struct the job owns, of config_size bytes; jobs may share an option
+ *     (job_profile.h's), declared alike in each, and a value given once goes to all;
  *   - its per-task columns (ld_column): name, type, unit and where the value lives in
  *     the job's per-task result struct, of result_size bytes;
  *   - the derived figures its table reports (enum ld_report): a lower bound such as
@@ -31,6 +32,7 @@
 /* Limits the driver's fixed tables rely on; registry.c and the unit tests check them. */
 #define LD_MAX_JOBS 16
 #define LD_MAX_STRATEGIES 32  /* per job: a job's selection is a 32-bit mask */
+#define LD_MAX_OPTS 64        /* per job: the options given are a 64-bit mask */
 #define LD_JOB_CONFIG_MAX 256 /* bytes of a job's own config struct */
 #define LD_JOB_RESULT_MAX 64  /* bytes of a job's per-task result struct */
 
@@ -134,7 +136,7 @@ typedef struct ld_figure {
     const char *unit;
 } ld_figure;
 
-#define LD_FIGURES_MAX 16
+#define LD_FIGURES_MAX 48
 
 typedef struct ld_figures {
     ld_figure v[LD_FIGURES_MAX];

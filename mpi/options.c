@@ -321,24 +321,36 @@ static int parse_strategies(uint32_t *sel, const char *v, char *err, size_t errl
 typedef struct parse_state {
     uint32_t strategies[LD_MAX_JOBS];
     int have_strategies, help, version, schema;
-    const char *job_opt[LD_MAX_JOBS]; /* the first option given of each job */
+    uint64_t given[LD_MAX_JOBS]; /* each job's options given, a bit per index */
 } parse_state;
 
-/* Where an option name is declared: the driver's table, or job *job's (then *job
- * is its index); NULL when nowhere. */
-static const ld_opt *find_opt(const char *name, size_t len, size_t *job)
+/* The next declaration of an option name at or after table *j (0: the driver's, k: job
+ * k-1's), with *j set to its table; NULL past the last. Jobs may declare the same
+ * option (the resource profile's), each storing it in a config of its own. */
+static const ld_opt *next_opt(const char *name, size_t len, size_t *j)
 {
-    for (size_t j = 0; j <= ld_njobs; j++) {
-        const ld_opt *opts = j == 0 ? common : ld_jobs[j - 1]->opts;
-        size_t n = j == 0 ? NCOMMON : ld_jobs[j - 1]->nopts;
-        for (size_t k = 0; k < n; k++) {
-            if (strlen(opts[k].name) == len && strncmp(opts[k].name, name, len) == 0) {
-                *job = j;
+    for (; *j <= ld_njobs; ++*j) {
+        const ld_opt *opts = *j == 0 ? common : ld_jobs[*j - 1]->opts;
+        size_t n = *j == 0 ? NCOMMON : ld_jobs[*j - 1]->nopts;
+        for (size_t k = 0; k < n; k++)
+            if (strlen(opts[k].name) == len && strncmp(opts[k].name, name, len) == 0)
                 return &opts[k];
-            }
-        }
     }
     return NULL;
+}
+
+/* A job's option, given: stored in the config of every job that declares it. */
+static int apply_job_opt(ld_options *o, parse_state *ps, const ld_opt *opt, size_t j,
+                         const char *v, char *err, size_t errlen)
+{
+    size_t len = strlen(opt->name);
+    for (; opt; ++j, opt = next_opt(opt->name, len, &j)) {
+        int rc = apply_opt(opt, o->job_config[j - 1], v, err, errlen);
+        if (rc != 0)
+            return rc;
+        ps->given[j - 1] |= UINT64_C(1) << (opt - ld_jobs[j - 1]->opts);
+    }
+    return 0;
 }
 
 static const struct special *find_special(const char *name, size_t len)
@@ -383,7 +395,7 @@ static int parse_arg(ld_options *o, parse_state *ps, int argc, char *const *argv
         return fail(err, errlen, "unexpected argument '%s': options start with --", arg);
     const char *eq = strchr(arg + 2, '=');
     size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2), job = 0;
-    const ld_opt *opt = find_opt(arg + 2, len, &job);
+    const ld_opt *opt = next_opt(arg + 2, len, &job);
     const struct special *sp = opt ? NULL : find_special(arg + 2, len);
     if (!opt && !sp)
         return fail(err, errlen, "unknown option '%.*s' (try --help)", (int)(len + 2),
@@ -401,9 +413,36 @@ static int parse_arg(ld_options *o, parse_state *ps, int argc, char *const *argv
     }
     if (sp)
         return apply_special(o, ps, sp, v, err, errlen);
-    if (job > 0 && !ps->job_opt[job - 1])
-        ps->job_opt[job - 1] = opt->name;
-    return apply_opt(opt, job == 0 ? (void *)o : o->job_config[job - 1], v, err, errlen);
+    if (job > 0)
+        return apply_job_opt(o, ps, opt, job, v, err, errlen);
+    return apply_opt(opt, o, v, err, errlen);
+}
+
+/* The job that first declares opt. */
+static size_t idle_job(const ld_opt *opt)
+{
+    size_t j = 1;
+    next_opt(opt->name, strlen(opt->name), &j);
+    return j - 1;
+}
+
+/* An option given that no selected job declares, or NULL. */
+static const ld_opt *given_idle(const ld_options *o, const parse_state *ps)
+{
+    for (size_t j = 0; j < ld_njobs; j++) {
+        for (size_t k = 0; !o->selected[j] && k < ld_jobs[j]->nopts; k++) {
+            const ld_opt *opt = &ld_jobs[j]->opts[k];
+            size_t len = strlen(opt->name), d = 1;
+            int used = 0;
+            if (!(ps->given[j] >> k & 1))
+                continue;
+            for (const ld_opt *x; !used && (x = next_opt(opt->name, len, &d)); d++)
+                used = o->selected[d - 1] != 0;
+            if (!used)
+                return opt;
+        }
+    }
+    return NULL;
 }
 
 /* Checks that need more than one option: a strategy list that leaves a selected job
@@ -421,12 +460,12 @@ static int check_together(ld_options *o, const parse_state *ps, char *err, size_
         return fail(err, errlen,
                     "--jobs and --strategies select nothing to run: pick strategies of "
                     "the jobs you ask for");
-    for (size_t j = 0; j < ld_njobs; j++)
-        if (ps->job_opt[j] && !o->selected[j])
-            return fail(err, errlen,
-                        "--%s is an option of the %s job, which this run does not "
-                        "select: add it to --jobs, or drop the option",
-                        ps->job_opt[j], ld_jobs[j]->name);
+    const ld_opt *idle = given_idle(o, ps);
+    if (idle)
+        return fail(err, errlen,
+                    "--%s is an option of the %s job, which this run does not "
+                    "select: add it to --jobs, or drop the option",
+                    idle->name, ld_jobs[idle_job(idle)]->name);
     if (!ld_stack_mode_supported((enum ld_stack_mode)o->stack_mode))
         return fail(err, errlen,
                     "--stack-mode copy needs the assembly context switch, and this "

@@ -199,8 +199,17 @@ static int check_test_faults(void)
     return fails != 0;
 }
 
-/* The limits the driver's tables rely on hold for every job, and no option name is
- * declared twice: the parser takes the first it finds. */
+/* Two jobs may declare one option only as the same option: the parser stores its value
+ * in both. */
+static int same_opt(const ld_opt *a, const ld_opt *b)
+{
+    return a->type == b->type && a->min == b->min && a->max == b->max &&
+           a->def == b->def && a->choices == b->choices && a->flags == b->flags &&
+           strcmp(a->help, b->help) == 0;
+}
+
+/* The limits the driver's tables rely on hold for every job, no job option shadows a
+ * driver's, and an option two jobs declare is one option. */
 static int check_declarations(void)
 {
     int fails = ld_njobs > LD_MAX_JOBS;
@@ -211,12 +220,14 @@ static int check_declarations(void)
         fails += job->nstrategies > LD_MAX_STRATEGIES;
         fails += job->config_size > LD_JOB_CONFIG_MAX;
         fails += job->result_size > LD_JOB_RESULT_MAX;
+        fails += job->nopts > LD_MAX_OPTS;
         for (size_t k = 0; k < job->nopts; k++) {
             for (size_t c = 0; c < ncommon; c++)
                 fails += strcmp(job->opts[k].name, common[c].name) == 0;
             for (size_t i = 0; i < j; i++)
                 for (size_t q = 0; q < ld_jobs[i]->nopts; q++)
-                    fails += strcmp(job->opts[k].name, ld_jobs[i]->opts[q].name) == 0;
+                    fails += strcmp(job->opts[k].name, ld_jobs[i]->opts[q].name) == 0 &&
+                             !same_opt(&job->opts[k], &ld_jobs[i]->opts[q]);
         }
         for (size_t a = 0; a < job->ncolumns; a++) /* percentile datasets: p50_<unit> */
             for (size_t b = 0; b < a; b++)
