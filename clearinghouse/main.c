@@ -1,7 +1,7 @@
-/* main.c: loomdist-clearinghouse, settle's three checks served over HTTP/1.1 until
- * SIGINT or SIGTERM, then its stats on stderr. The service is jobs/clearinghouse.h;
- * this file is its options, its signals and its exit codes: 0 when stopped by a
- * signal, 1 when it cannot serve, 2 for bad input.
+/* main.c: loomdist-clearinghouse, settle's three checks and a think-time backend
+ * served over HTTP/1.1 until SIGINT or SIGTERM, then its stats on stderr. The service
+ * is jobs/clearinghouse.h; this file is its options, its signals and its exit codes: 0
+ * when stopped by a signal, 1 when it cannot serve, 2 for bad input.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -29,6 +29,11 @@ static const char usage[] =
     "  GET /shares?trade=ID&seed=S&scale=X&fail=P        (SELL trades only)\n"
     "answer 200 with \"pass\" or \"fail\", the outcome settle's sleep mode draws for\n"
     "trade ID of the book seeded S, at --latency-scale X and --fail-rate P.\n"
+    "  GET /think?ms=N                                   (N in [0, 60000], real)\n"
+    "answers 200 \"ok\" N ms after it arrives: a backend with think time. Both kinds\n"
+    "count in the stats (served, latency).\n"
+    "The first line on stdout, flushed, says where it listens:\n"
+    "  " CH_NAME ": listening on http://HOST:PORT\n"
     "SIGINT or SIGTERM prints the stats on stderr and exits 0.\n"
     "\n"
     "  --listen HOST:PORT     an IPv4 address or a [bracketed] IPv6 one, and a port\n"

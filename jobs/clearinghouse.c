@@ -50,7 +50,8 @@ struct ch_check {
     ld_http_request *req;
     ch_check *prev, *next; /* on the waiting list; next alone in the queue */
     uint64_t arrived_ns;
-    int64_t latency_ns; /* the call's planned latency */
+    int64_t latency_ns; /* the call's planned latency, or the think time */
+    const char *answer; /* the body: "pass\n", "fail\n" or "ok\n" */
     bool fails;
 };
 
@@ -191,7 +192,6 @@ static void ch_admit_queued(ld_clearinghouse *ch, uint64_t now);
 /* A check's latency is over: answer it, count it, and let the next queued one in. */
 static void ch_answer(ld_clearinghouse *ch, ch_check *k, uint64_t now)
 {
-    static const char *const outcome[] = {"pass\n", "fail\n"};
     ld_clearinghouse_stats *st = &ch->stats;
 
     if (k->prev)
@@ -201,8 +201,8 @@ static void ch_answer(ld_clearinghouse *ch, ch_check *k, uint64_t now)
     if (k->next)
         k->next->prev = k->prev;
     ch_in_flight(ch, now, -1);
-    int rc = ld_http_respond(k->req, 200, "Content-Type: text/plain\r\n",
-                             outcome[k->fails], 5);
+    int rc = ld_http_respond(k->req, 200, "Content-Type: text/plain\r\n", k->answer,
+                             strlen(k->answer));
     if (rc == -ECONNRESET) {
         st->abandoned++;
     } else {
@@ -237,7 +237,13 @@ static void ch_refuse(ld_clearinghouse *ch, ld_http_request *req, int status,
 
 /* --- Requests ---------------------------------------------------------------------- */
 
-/* The call a path asks for, or -1. */
+/* The route of /think, past settle's calls. */
+#define CH_THINK LD_SETTLE_CALLS
+
+/* The longest think time /think takes, in ms. */
+#define CH_THINK_MAX_MS 60000.0
+
+/* The call a path asks for, CH_THINK, or -1. */
 static int ch_route(const char *path)
 {
     if (strcmp(path, "/counterparty") == 0)
@@ -246,6 +252,8 @@ static int ch_route(const char *path)
         return LD_CALL_BUYING_POWER;
     if (strcmp(path, "/shares") == 0)
         return LD_CALL_SHARES;
+    if (strcmp(path, "/think") == 0)
+        return CH_THINK;
     return -1;
 }
 
@@ -343,9 +351,10 @@ static void ch_admit_queued(ld_clearinghouse *ch, uint64_t now)
     ch->admitting = false;
 }
 
-/* A check arrives: its latency starts now, or, past the cap, once room is made. */
-static void ch_check_start(ld_clearinghouse *ch, ld_http_request *req, int call,
-                           const ld_settle_plan *plan, uint64_t now)
+/* A check arrives: its latency starts now, or, past the cap, once room is made; its
+ * answer is then `answer`. */
+static void ch_check_start(ld_clearinghouse *ch, ld_http_request *req, int64_t latency_ns,
+                           const char *answer, bool fails, uint64_t now)
 {
     ch_check *k = calloc(1, sizeof *k);
 
@@ -355,8 +364,9 @@ static void ch_check_start(ld_clearinghouse *ch, ld_http_request *req, int call,
     }
     k->req = req;
     k->arrived_ns = now;
-    k->latency_ns = plan->latency_ns[call];
-    k->fails = plan->failed_check == call;
+    k->latency_ns = latency_ns;
+    k->answer = answer;
+    k->fails = fails;
     if (ch->max_in_flight == 0 || ch->stats.in_flight < ch->max_in_flight) {
         ch_admit(ch, k, now);
         return;
@@ -366,6 +376,26 @@ static void ch_check_start(ld_clearinghouse *ch, ld_http_request *req, int call,
     else
         ch->queued = k;
     ch->queued_last = k;
+}
+
+/* GET /think?ms=N: "ok" after N ms, on the same deadlines, cap and stats as a check. */
+static void ch_think(ld_clearinghouse *ch, ld_http_request *req, uint64_t now)
+{
+    char buf[64], *end;
+    int n = ld_http_query_get(ld_http_request_query(req), "ms", buf, sizeof buf);
+    double ms = -1;
+
+    if (n > 0) {
+        errno = 0;
+        ms = strtod(buf, &end);
+        if (errno != 0 || *end != '\0')
+            ms = -1;
+    }
+    if (!(ms >= 0 && ms <= CH_THINK_MAX_MS)) {
+        ch_refuse(ch, req, 400, NULL, "ms must be milliseconds in [0, 60000]");
+        return;
+    }
+    ch_check_start(ch, req, llround(ms * 1e6), "ok\n", false, now);
 }
 
 /* Route, parse, plan: everything but the wait. */
@@ -382,11 +412,15 @@ static void ch_on_request(ld_http_request *req, void *ctx)
 
     if (call < 0) {
         ch_refuse(ch, req, 404, NULL,
-                  "the checks are /counterparty, /buying-power, /shares");
+                  "the checks are /counterparty, /buying-power, /shares; and /think");
         return;
     }
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
         ch_refuse(ch, req, 405, "Allow: GET, HEAD\r\n", "a check is a GET");
+        return;
+    }
+    if (call == CH_THINK) {
+        ch_think(ch, req, now);
         return;
     }
     if (ch_parse(ch, ld_http_request_query(req), &t, &sc, &seed, why, sizeof why) != 0) {
@@ -400,7 +434,9 @@ static void ch_on_request(ld_http_request *req, void *ctx)
         ch_refuse(ch, req, 422, NULL, "shares are checked for SELL trades only");
         return;
     }
-    ch_check_start(ch, req, call, &plan, now);
+    ch_check_start(ch, req, plan.latency_ns[call],
+                   plan.failed_check == call ? "fail\n" : "pass\n",
+                   plan.failed_check == call, now);
 }
 
 /* --- On a given loop --------------------------------------------------------------- */

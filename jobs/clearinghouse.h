@@ -1,11 +1,17 @@
 /* clearinghouse.h: settle's three checks as an HTTP service, each answered after the
- * latency, and with the outcome, that sleep mode waits out for the same trade.
+ * latency, and with the outcome, that sleep mode waits out for the same trade; and a
+ * backend with think time for the pool job.
  *
  * Endpoints, GET (or HEAD) only:
  *
  *   /counterparty?trade=ID&seed=S&scale=X&fail=P
  *   /buying-power?trade=ID&seed=S&scale=X&fail=P
  *   /shares?trade=ID&seed=S&scale=X&fail=P         (SELL trades only)
+ *   /think?ms=N                                     (N a real number in [0, 60000])
+ *
+ * /think is answered 200 "ok\n" N ms after its arrival, on the same deadlines and under
+ * the same cap as a check, and counted as one in the stats (served, latency, in
+ * flight); a missing or bad ms is 400.
  *
  * trade is the trade's id and seed the book's (--seed), which between them give the
  * trade (ld_book_make) and its side; scale is the latency scale, settle's

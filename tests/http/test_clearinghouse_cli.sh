@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # loomdist-clearinghouse as a user meets it: --help, bad input (exit 2, one line), an
-# address in use (exit 1), curl against every endpoint, and SIGTERM or SIGINT printing
-# the stats and exiting 0. Only 127.0.0.1; every wait is bounded.
+# address in use (exit 1), curl against every endpoint (/think too), and SIGTERM or
+# SIGINT printing the stats and exiting 0. Only 127.0.0.1; every wait is bounded.
 # Usage: test_clearinghouse_cli.sh BINARY WORKDIR
 set -euo pipefail
 bin=$1 work=$2
@@ -101,10 +101,23 @@ grep -q ' 200$' <<< "$shares" && grep -q ' 422$' <<< "$shares" ||
 [ "$(code "/elsewhere")" = 404 ] || fail "another path"
 [ "$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' -X POST \
     "http://127.0.0.1:$port/counterparty?trade=1&$q")" = 405 ] || fail "a POST"
+# /think: "ok" no sooner than its think time, a real number of ms; bad ms is 400.
+for ms in 0 2.5 50; do
+    [ "$(code "/think?ms=$ms")" = 200 ] || fail "/think?ms=$ms"
+    [ "$(cat "$work/body")" = ok ] || fail "/think?ms=$ms said $(cat "$work/body")"
+done
+took=$(curl -s --max-time 5 -o /dev/null -w '%{time_total}' \
+    "http://127.0.0.1:$port/think?ms=200")
+awk -v t="$took" 'BEGIN { exit !(t >= 0.2) }' || fail "/think?ms=200 took ${took}s"
+for ms in -1 60001 abc '' 1e400; do
+    [ "$(code "/think?ms=$ms")" = 400 ] || fail "/think?ms=$ms was not refused"
+done
+[ "$(code "/think")" = 400 ] || fail "/think with no ms was not refused"
 sells=$(awk '$2 == 200 { print $1 }' <<< "$shares")
 stop "$pid" TERM one
-grep -q "^clearinghouse: $((40 + sells)) checks served" "$work/one.err" ||
-    fail "stats after $((40 + sells)) checks: $(cat "$work/one.err")"
+served=$((40 + sells + 4))
+grep -q "^clearinghouse: $served checks served" "$work/one.err" ||
+    fail "stats after $served checks and thinks: $(cat "$work/one.err")"
 
 start two --max-connections 2 --request-timeout 1000
 [ "$(code "/counterparty?trade=3&$q")" = 200 ] || fail "with bounds"
