@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <uv.h>
 
 #include "cpus.h"
@@ -257,7 +258,10 @@ static void write_ranks(writer *w, const ld_h5_context *c)
     int cpus = (int)c->node->cpus.n, first = c->node->cpus.n ? c->node->cpus.id[0] : -1;
     uint64_t trades = c->share->n;
     uint8_t over = (uint8_t)c->node->oversubscribed;
+    /* The rank's process: runs repeated in fresh processes can show they were. */
+    int64_t pid = (int64_t)getpid();
     write_column(w, g, "local_rank", H5T_NATIVE_INT, s, &c->node->local_rank, "");
+    write_column(w, g, "pid", H5T_NATIVE_INT64, s, &pid, "");
     write_column(w, g, "cpus", H5T_NATIVE_INT, s, &cpus, "CPUs");
     write_column(w, g, "first_cpu", H5T_NATIVE_INT, s, &first, "");
     write_column(w, g, "trades", H5T_NATIVE_UINT64, s, &trades, "trades");

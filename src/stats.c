@@ -45,3 +45,19 @@ ld_summary ld_summarize(const double *x, size_t n)
     s.half_width = ld_t_quantile_999(n - 1) * sd / sqrt((double)n);
     return s;
 }
+
+/* Apache Commons Math's default (legacy) estimate, which JMH's scorePercentiles use:
+ * the (n + 1)p-th value, interpolated, clamped to the smallest and the largest. */
+double ld_percentile_jmh(const double *sorted, size_t n, double p)
+{
+    if (n == 0)
+        return NAN;
+    double pos = p * (double)(n + 1) / 100.0;
+    if (pos < 1)
+        return sorted[0];
+    if (pos >= (double)n)
+        return sorted[n - 1];
+    size_t lo = (size_t)pos;
+    double frac = pos - (double)lo;
+    return sorted[lo - 1] + frac * (sorted[lo] - sorted[lo - 1]);
+}

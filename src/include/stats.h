@@ -15,4 +15,7 @@ double ld_t_quantile_999(size_t df);
 
 ld_summary ld_summarize(const double *x, size_t n);
 
+/* The p-th percentile (0..100) of n ascending values as JMH reports it; NaN if n = 0. */
+double ld_percentile_jmh(const double *sorted, size_t n, double p);
+
 #endif
