@@ -82,7 +82,9 @@ const ld_job ld_models_job = {
     .name = "models",
     .summary = "four models of concurrency: --tasks tasks wait --delay-ms, one "
                "operation per iteration",
-    .notes = "the score is operations per second against each strategy's own limit",
+    .notes = "the score is operations per second against each strategy's own limit; "
+             "JMH's method (fresh processes, warm-up and measurement iterations, JSON) "
+             "is loomdist-forks --forks N ... loomdist --jobs models ...",
     .opt_in = 1,
     .strategies = models_strategies,
     .nstrategies = LD_LEN(models_strategies),

@@ -1,0 +1,40 @@
+#!/bin/sh
+# loomdist-forks around the models job; check_forks.py reads the JSON and the files.
+#   forks  3 forks of two ranks each (an mpirun prefix), 1 warm-up and 2 measured
+#          operations: JMH's fields and arithmetic, a new process per fork, and the
+#          capped pool's rounds against green
+#   study  --study alone: 5 forks, 3 warm-ups, 5 measurements
+#   bad    bad input: one line and exit status 2, nothing run
+set -eu
+case=$1 forks=$2 loomdist=$3 python=$4 dir=$5/$1
+rm -rf "$dir" && mkdir -p "$dir"
+models="--jobs models --delay-ms 5 --quiet --profile low"
+case $case in
+forks)
+    "$forks" --forks 3 --warmup-iterations 1 --measurement-iterations 2 \
+        --json "$dir/models.json" --output "$dir/models.h5" \
+        mpirun -n 2 "$loomdist" $models --tasks 400 --thread-cap 100 \
+        --strategies threads,green,hybrid > "$dir/out.txt" ;;
+study)
+    "$forks" --study --json "$dir/models.json" --output "$dir/models.h5" \
+        "$loomdist" $models --tasks 100 --strategies green > "$dir/out.txt" ;;
+bad)
+    for args in "--forks 0 $loomdist" "--measurement-iterations x $loomdist" \
+        "--bogus $loomdist" "--json" "--forks 2" "$loomdist --output x.h5" \
+        "$loomdist --warmup 3" "$loomdist --iterations=3"; do
+        status=0
+        # shellcheck disable=SC2086  # each case is a list of words
+        (cd "$dir" && "$forks" $args > out.txt 2> err.txt) || status=$?
+        [ "$status" -eq 2 ] || { echo "$args: exit $status, not 2" >&2; exit 1; }
+        [ "$(wc -l < "$dir/err.txt")" -eq 1 ] || { echo "$args: not one line" >&2; exit 1; }
+        grep -q "^loomdist-forks: " "$dir/err.txt"
+        ! ls "$dir"/*.h5 > /dev/null 2>&1 || { echo "$args: ran a fork" >&2; exit 1; }
+    done
+    "$forks" --help | grep -q -- "--forks N"
+    "$loomdist" --help | grep -q -- "loomdist-forks --forks"
+    echo "forks bad ok"
+    exit 0 ;;
+*) echo "unknown case $case" >&2; exit 2 ;;
+esac
+grep -q "loomdist.models.green" "$dir/out.txt"
+exec "$python" "$(dirname "$0")/check_forks.py" "$case" "$dir/models.json" "$dir/models.h5"
