@@ -116,7 +116,27 @@ def check_capped(scores, files):
     assert np.all(scores["green"] > bound_ops), (scores["green"], bound_ops)
 
 
+def check_figure(folder, report):
+    """The figure is a PNG of some size, and the table gives each model's score at
+    each load, as its JSON file has it."""
+    with open(f"{report}/models_ops.png", "rb") as png:
+        data = png.read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10000, len(data)
+    with open(f"{report}/models.md") as md:
+        rows = {tuple(c.strip() for c in line.split("|")[1:3]): line
+                for line in md if line.startswith("| low")}
+    for tasks in (100, 300):
+        with open(f"{folder}/models-{tasks}.json") as j:
+            doc = json.load(j)
+        row = rows[("low", f"{tasks:,}")]
+        for b in doc:
+            assert f"{b['primaryMetric']['score']:.3g} ±" in row, (row, b["benchmark"])
+    print("forks figure ok")
+
+
 def main(case, json_path, h5_path):
+    if case == "figure":
+        return check_figure(json_path, h5_path)
     with open(json_path) as j:
         doc = json.load(j)
     forks, iterations = (3, 2) if case == "forks" else (5, 5)

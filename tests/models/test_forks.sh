@@ -5,6 +5,7 @@
 #          capped pool's rounds against green
 #   study  --study alone: 5 forks, 3 warm-ups, 5 measurements
 #   bad    bad input: one line and exit status 2, nothing run
+#   figure two loads, then analysis/loomdist-models: the figure and the table made
 set -eu
 case=$1 forks=$2 loomdist=$3 python=$4 dir=$5/$1
 rm -rf "$dir" && mkdir -p "$dir"
@@ -34,6 +35,14 @@ bad)
     "$loomdist" --help | grep -q -- "loomdist-forks --forks"
     echo "forks bad ok"
     exit 0 ;;
+figure)
+    for tasks in 100 300; do
+        "$forks" --forks 2 --warmup-iterations 0 --measurement-iterations 2 \
+            --json "$dir/models-$tasks.json" --output "$dir/models-$tasks.h5" \
+            "$loomdist" $models --tasks $tasks --strategies green,stackless > /dev/null
+    done
+    "$(dirname "$0")/../../analysis/loomdist-models" "$dir"/models-*.json -o "$dir/report"
+    exec "$python" "$(dirname "$0")/check_forks.py" figure "$dir" "$dir/report" ;;
 *) echo "unknown case $case" >&2; exit 2 ;;
 esac
 grep -q "loomdist.models.green" "$dir/out.txt"
