@@ -90,30 +90,67 @@ static void copy_lines(char *dst, const char *src, size_t bytes)
         __builtin_memcpy(dst + i, src + i, LD_COPY_LINE);
 }
 
+/* The bytes of a freeze of len that spill past the room. */
+static uint32_t spill_need(uint32_t len)
+{
+    return len > LD_STACK_CHUNK_ROOM ? len - LD_STACK_CHUNK_ROOM : 0;
+}
+
+/* Nothing in the spill is live, so a larger one is a new allocation, not a realloc
+ * that would copy dead frames. */
+int ld_copy_reserve(ld_copy_frozen *f, uint32_t len)
+{
+    uint32_t need = spill_need(len);
+    int grew = f->spill != NULL;
+
+    if (need <= f->spill_cap)
+        return LD_COPY_FITS;
+    free(f->spill);
+    f->spill = malloc(need);
+    f->spill_cap = f->spill != NULL ? need : 0;
+    if (f->spill == NULL)
+        return -ENOMEM;
+    return grew ? LD_COPY_GREW : LD_COPY_ALLOC;
+}
+
+/* A smaller spill keeps its start, so realloc shrinks it in place; should it refuse,
+ * the larger one stays and nothing is given back. */
+uint32_t ld_copy_trim(ld_copy_frozen *f, uint32_t len)
+{
+    uint32_t need = spill_need(len), given;
+    void *spill;
+
+    if (need >= f->spill_cap)
+        return 0;
+    given = f->spill_cap - need;
+    if (need == 0) {
+        free(f->spill);
+        f->spill = NULL;
+    } else {
+        spill = realloc(f->spill, need);
+        if (spill == NULL)
+            return 0;
+        f->spill = spill;
+    }
+    f->spill_cap = need;
+    return given;
+}
+
 /* The deepest frames go to the chunk's room, since a thread that parks again soon
  * parks at about the same depth; only what lies above them spills. The copy starts at
  * the line sp lies in, so it is whole lines on both sides; the run stack's top and the
  * room are line-aligned. */
-int ld_copy_freeze(ld_stack *chunk, ld_copy_frozen *f, const void *sp, const void *top)
+void ld_copy_freeze(ld_stack *chunk, ld_copy_frozen *f, const void *sp, const void *top)
 {
-    const char *lo = (const char *)((uintptr_t)sp & ~(uintptr_t)(LD_COPY_LINE - 1));
-    size_t len = (size_t)((const char *)top - lo);
-    size_t room = len < LD_STACK_CHUNK_ROOM ? len : LD_STACK_CHUNK_ROOM;
+    uint32_t len = ld_copy_len(sp, top), spill = spill_need(len);
+    const char *lo = (const char *)top - len;
 
     run_unpoison(lo, len);
     run_addressable(lo, (size_t)((const char *)sp - lo));
-    if (len - room > f->spill_cap) {
-        void *spill = realloc(f->spill, len - room);
-        if (spill == NULL)
-            return -ENOMEM;
-        f->spill = spill;
-        f->spill_cap = (uint32_t)(len - room);
-    }
-    copy_lines(ld_stack_chunk_room(chunk), lo, room);
-    if (len > room)
-        memcpy(f->spill, lo + room, len - room);
-    f->len = (uint32_t)len;
-    return 0;
+    copy_lines(ld_stack_chunk_room(chunk), lo, len - spill);
+    if (spill != 0)
+        memcpy(f->spill, lo + len - spill, spill);
+    f->len = len;
 }
 
 void ld_copy_thaw(ld_stack *chunk, const ld_copy_frozen *f, void *top)

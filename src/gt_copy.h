@@ -29,17 +29,37 @@ void ld_copy_run_unmap(ld_stack *run);
 
 /* The frames a switched-out thread left on the run stack: the len bytes below the
  * stack's top. What fits stays in the chunk's room; a deeper stack keeps the rest in a
- * heap spill that grows as needed and lives until ld_copy_release. */
+ * heap spill, sized at each switch-out, that lives until trimmed or released. */
 typedef struct ld_copy_frozen {
     void *spill;
     uint32_t len;       /* bytes frozen, a multiple of LD_COPY_LINE */
     uint32_t spill_cap; /* bytes of spill */
 } ld_copy_frozen;
 
-/* Copy the run stack out from sp's line to top, which is line-aligned, into chunk and
- * f. -ENOMEM if the spill cannot grow: nothing is then copied, and since the frames
- * will be overwritten by the next thread's, the caller must not run this one again. */
-int ld_copy_freeze(ld_stack *chunk, ld_copy_frozen *f, const void *sp, const void *top);
+/* The bytes a freeze copies out for a thread switched out at sp: from sp's line to
+ * top, which is line-aligned. */
+static inline uint32_t ld_copy_len(const void *sp, const void *top)
+{
+    uintptr_t lo = (uintptr_t)sp & ~(uintptr_t)(LD_COPY_LINE - 1);
+    return (uint32_t)((uintptr_t)top - lo);
+}
+
+/* What making room for a freeze took. */
+enum ld_copy_room { LD_COPY_FITS, LD_COPY_ALLOC, LD_COPY_GREW };
+
+/* At a thread's switch-out, while its frames are on the run stack and its spill holds
+ * nothing live: make the spill hold what a freeze of len bytes puts past the room.
+ * An enum ld_copy_room, or -ENOMEM (the spill is then gone, and the thread must not be
+ * frozen). */
+int ld_copy_reserve(ld_copy_frozen *f, uint32_t len);
+
+/* At a switch-out too: shrink the spill to what a freeze of len bytes needs, freeing
+ * it if the room holds them all. Returns the bytes given back. */
+uint32_t ld_copy_trim(ld_copy_frozen *f, uint32_t len);
+
+/* Copy the run stack out from sp's line to top into chunk and f, whose spill
+ * ld_copy_reserve made large enough at the thread's switch-out. */
+void ld_copy_freeze(ld_stack *chunk, ld_copy_frozen *f, const void *sp, const void *top);
 
 /* Copy the frozen frames back to where they were, the f->len bytes below top. */
 void ld_copy_thaw(ld_stack *chunk, const ld_copy_frozen *f, void *top);

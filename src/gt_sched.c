@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "deadlines.h"
 #include "gt.h"
@@ -25,6 +26,7 @@
 #include "gt_overflow.h"
 #include "gt_sched.h"
 #include "gt_stack.h"
+#include "gt_stats.h"
 #include "gt_switch.h"
 
 /* Resumes between two looks at the clock while threads are runnable; the loop itself is
@@ -68,6 +70,8 @@ struct ld_gt {
     ld_gt_fn fn;
     void *arg;
     uint64_t id;
+    uint32_t small_run;           /* freezes in a row using at most half the capacity */
+    uint32_t small_max;           /* the most bytes one of them used */
     _Atomic unsigned remote_wake; /* GT_WAKE_* posted and not yet delivered */
     unsigned char state;          /* enum ld_gt_state */
     bool joinable;
@@ -90,7 +94,9 @@ struct ld_sched {
     size_t live;     /* spawned threads whose fn has not returned */
     unsigned direct; /* yields left that may switch thread to thread, this batch */
     bool running;
-    bool in_wait; /* inside the blocking uv_run of ld_sched_run */
+    bool in_wait;        /* inside the blocking uv_run of ld_sched_run */
+    unsigned trim_after; /* ld_sched_config's; 0: never trim */
+    size_t page;         /* ld_stack_page(), for own stacks' touched bytes */
     ld_stack_cache stacks;
     ld_stack run; /* copy mode: the stack every thread runs on; run.lo NULL otherwise */
     ld_gt *owner; /* copy mode: the thread whose frames are on it now, if any */
@@ -108,6 +114,8 @@ struct ld_sched {
      * Written by this carrier alone, so plain relaxed stores suffice. */
     _Atomic uint64_t observed_id;
     _Atomic uint64_t switches;
+    ld_gt_stack_stats stats; /* last: the histograms are large, and cold but for a few
+                                lines */
 };
 
 /* The scheduler of this carrier thread: the runtime's only per-thread state. */
@@ -286,9 +294,152 @@ static void sched_forget_remote(ld_sched *s, ld_gt *g)
     pthread_mutex_unlock(&s->remote_lock);
 }
 
+/* --- Stack capacity (gt_stats.h) ---------------------------------------------------- */
+
+/* The capacity g holds for its frames while switched out: in copy mode its chunk's
+ * room and its spill, with an own stack the pages it has touched. */
+static uint64_t gt_capacity(const ld_sched *s, const ld_gt *g)
+{
+    if (s->run.lo != NULL)
+        return LD_STACK_CHUNK_ROOM + (uint64_t)g->frozen.spill_cap;
+    return ld_stack_touched_bytes(&g->stack, s->page);
+}
+
+/* A spawned thread's capacity becomes resident; with own stacks, its stack is either
+ * carved fresh, its header's page first touched, or reused with what it had touched. */
+static void sched_count_spawn(ld_sched *s, ld_gt *g)
+{
+    ld_gt_stack_stats *st = &s->stats;
+
+    g->small_run = 0;
+    g->small_max = 0;
+    if (s->run.lo == NULL) {
+        st->chunk_allocs += g->stack.fresh;
+        st->chunk_reuses += !g->stack.fresh;
+        if (g->stack.fresh)
+            st->bytes_allocated += gt_capacity(s, g);
+        g->stack.fresh = 0;
+    }
+    st->bytes_resident += gt_capacity(s, g);
+}
+
+/* "Trim after K small freezes": the largest of the last trim_after freezes of g when
+ * each used at most half its capacity, else 0 (a freeze always uses some bytes). */
+static uint32_t gt_small_freezes(const ld_sched *s, ld_gt *g, uint32_t used, uint64_t cap)
+{
+    uint32_t keep;
+
+    if ((uint64_t)used * 2 > cap) {
+        g->small_run = 0;
+        g->small_max = 0;
+        return 0;
+    }
+    if (used > g->small_max)
+        g->small_max = used;
+    if (++g->small_run < s->trim_after)
+        return 0;
+    keep = g->small_max;
+    g->small_run = 0;
+    g->small_max = 0;
+    return keep;
+}
+
+static void sched_count_trim(ld_sched *s, uint64_t given)
+{
+    if (given == 0)
+        return;
+    s->stats.chunk_trims++;
+    s->stats.bytes_trimmed += given;
+    s->stats.bytes_resident -= given;
+}
+
+/* Every freeze lands in both histograms, at the capacity the thread keeps. */
+static void sched_count_freeze(ld_sched *s, const ld_gt *g, uint32_t used)
+{
+    s->stats.freezes++;
+    ld_hist_add(&s->stats.capacity, gt_capacity(s, g));
+    ld_hist_add(&s->stats.frozen, used);
+}
+
+/* Copy mode, as g switches out: its spill is sized for the frames it left, which the
+ * freeze will copy once another thread needs the run stack. Should the heap refuse,
+ * there is no caller to return the error to, and the next thread's frames would
+ * overwrite g's: gt.h states that a freeze without memory aborts. */
+static void sched_out_copy(ld_sched *s, ld_gt *g)
+{
+    ld_gt_stack_stats *st = &s->stats;
+    uint32_t len = ld_copy_len(g->ctx.sp, (char *)s->run.lo + s->run.size);
+    uint32_t had = g->frozen.spill_cap, keep;
+    int room = ld_copy_reserve(&g->frozen, len);
+
+    if (room < 0) {
+        fprintf(stderr, "loomdist: out of memory freezing green thread %llu's stack\n",
+                (unsigned long long)g->id);
+        abort();
+    }
+    st->chunk_reuses += room == LD_COPY_FITS;
+    st->chunk_allocs += room == LD_COPY_ALLOC;
+    st->chunk_grows += room == LD_COPY_GREW;
+    if (room != LD_COPY_FITS) {
+        st->bytes_allocated += g->frozen.spill_cap;
+        st->bytes_resident += g->frozen.spill_cap - had;
+    }
+    if (s->trim_after != 0 &&
+        (keep = gt_small_freezes(s, g, len, gt_capacity(s, g))) != 0)
+        sched_count_trim(s, ld_copy_trim(&g->frozen, keep));
+    sched_count_freeze(s, g, len);
+}
+
+/* Own stacks, as g switches out: its depth raises the stack's high-water mark, and a
+ * trim gives back what lies below it. The trim must run off g's stack, so own mode's
+ * yields go through the scheduler when trimming is on (sched_direct_next). */
+static void sched_out_own(ld_sched *s, ld_gt *g)
+{
+    ld_stack *st = &g->stack;
+    uint32_t depth = (uint32_t)((char *)st - (char *)g->ctx.sp);
+
+    if (depth > st->touched) {
+        uint64_t had = ld_stack_touched_bytes(st, s->page), grown;
+
+        st->touched = depth;
+        grown = ld_stack_touched_bytes(st, s->page) - had;
+        s->stats.bytes_allocated += grown;
+        s->stats.bytes_resident += grown;
+    }
+    if (s->trim_after != 0 && gt_small_freezes(s, g, depth, gt_capacity(s, g)) != 0)
+        sched_count_trim(s, ld_stack_trim(st, g->ctx.sp));
+    sched_count_freeze(s, g, depth);
+}
+
+/* A thread that will resume has switched out: a freeze, in either mode. */
+static void sched_switched_out(ld_sched *s, ld_gt *g)
+{
+    if (s->run.lo != NULL)
+        sched_out_copy(s, g);
+    else
+        sched_out_own(s, g);
+}
+
+void ld_sched_stack_stats(const ld_sched *s, ld_gt_stack_stats *out)
+{
+    *out = s->stats;
+}
+
+void ld_sched_stack_stats_reset(ld_sched *s)
+{
+    uint64_t resident = s->stats.bytes_resident;
+
+    memset(&s->stats, 0, sizeof s->stats);
+    s->stats.bytes_resident = resident;
+}
+
+/* --- Threads --------------------------------------------------------------------------
+ */
+
 /* The struct lives on the stack (or chunk), so freeing the thread is giving it back. */
 static void gt_free(ld_gt *g)
 {
+    g->sched->stats.bytes_resident -= gt_capacity(g->sched, g);
     ld_copy_release(&g->frozen);
     ld_stack_put(&g->sched->stacks, &g->stack);
 }
@@ -331,8 +482,9 @@ static void sched_enter(ld_sched *s, ld_gt *g)
 }
 
 /* Copy mode, before g runs: the run stack changes hands. The frames of its last owner
- * are frozen, and g's thawed (a new thread's are its first frame). Freezing waits until
- * now, so a thread that runs again before any other copies nothing. */
+ * are frozen into the spill sized at its switch-out (sched_out_copy), and g's thawed (a
+ * new thread's are its first frame). Freezing waits until now, so a thread that runs
+ * again before any other copies nothing. */
 static void sched_give_run_stack(ld_sched *s, ld_gt *g)
 {
     char *top = (char *)s->run.lo + s->run.size;
@@ -340,13 +492,8 @@ static void sched_give_run_stack(ld_sched *s, ld_gt *g)
 
     if (prev == g)
         return;
-    if (prev != NULL && ld_copy_freeze(&prev->stack, &prev->frozen, prev->ctx.sp, top)) {
-        /* No caller to return this to, and g's frames would overwrite prev's: gt.h
-         * states that a freeze without memory aborts. */
-        fprintf(stderr, "loomdist: out of memory freezing green thread %llu's stack\n",
-                (unsigned long long)prev->id);
-        abort();
-    }
+    if (prev != NULL)
+        ld_copy_freeze(&prev->stack, &prev->frozen, prev->ctx.sp, top);
     ld_copy_thaw(&g->stack, &g->frozen, top);
     s->owner = g;
 }
@@ -367,6 +514,8 @@ static void sched_resume(ld_sched *s, ld_gt *g)
         ld_overflow_die(g->id, &g->stack);
     if (g->state == GT_DONE)
         gt_finish(s, g);
+    else
+        sched_switched_out(s, g);
 }
 
 /* With many threads, each lives in memory of its own that has long left the cache:
@@ -501,6 +650,8 @@ int ld_sched_create(ld_sched **out, const ld_sched_config *cfg)
     if (rc != 0)
         goto fail_run;
     ld_ctx_init_self(&s->ctx);
+    s->trim_after = cfg != NULL ? cfg->trim_after : 0;
+    s->page = ld_stack_page();
     sched_self = s;
     *out = s;
     return 0;
@@ -594,6 +745,7 @@ int ld_gt_spawn(ld_sched *s, ld_gt_fn fn, void *arg, ld_gt **out)
     } else {
         ld_ctx_make(&g->ctx, st->lo, (size_t)((char *)st - (char *)st->lo), gt_entry, g);
     }
+    sched_count_spawn(s, g);
     sched_live_inc(s);
     gt_make_ready(g);
     if (out != NULL)
@@ -618,19 +770,22 @@ uint64_t ld_gt_id(const ld_gt *g)
 
 /* The next runnable thread, when a yield may switch to it directly: it has started
  * (a first switch must come from the scheduler's own context), the batch has room,
- * and it has a stack of its own (in copy mode the scheduler must move the frames). */
+ * it has a stack of its own (in copy mode the scheduler must move the frames), and no
+ * trim may be due (it must run off the yielding thread's stack). */
 static ld_gt *sched_direct_next(ld_sched *s)
 {
     ld_gt *next = runq_peek(s, 0);
 
-    if (next == NULL || !next->started || s->direct == 0 || s->run.lo != NULL)
+    if (next == NULL || !next->started || s->direct == 0 || s->run.lo != NULL ||
+        s->trim_after != 0)
         return NULL;
     s->direct--;
     return runq_pop(s);
 }
 
 /* A yield goes straight to the next runnable thread, one switch instead of two via the
- * scheduler; the scheduler gets the carrier back at the end of each batch. */
+ * scheduler; the scheduler gets the carrier back at the end of each batch. Such a
+ * switch-out is counted once the thread is back, from the stack pointer it saved. */
 void ld_gt_yield(void)
 {
     ld_gt *g = ld_gt_self();
@@ -648,6 +803,7 @@ void ld_gt_yield(void)
         ld_overflow_die(g->id, &g->stack);
     sched_enter(g->sched, next);
     ld_ctx_swap(&g->ctx, &next->ctx);
+    sched_switched_out(g->sched, g);
 }
 
 /* The deadline is taken from the clock now, and a deadline never fires early. A set

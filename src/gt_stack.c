@@ -278,6 +278,8 @@ static ld_stack *slot_setup(ld_stack_depot *p, char *base)
     ld_stack *st = (ld_stack *)(lo + p->size - LD_STACK_HEADER);
 
     st->guard = slot_guard(p, base);
+    st->fresh = 1;
+    st->touched = 0;
     st->lo = lo;
     st->size = p->size;
     st->next = NULL;
@@ -294,6 +296,8 @@ static ld_stack *chunk_setup(char *base)
     ld_stack *chunk = (ld_stack *)base;
 
     chunk->guard = LD_GUARD_SHARED;
+    chunk->fresh = 1;
+    chunk->touched = 0;
     chunk->lo = NULL;
     chunk->size = 0;
     chunk->next = NULL;
@@ -451,6 +455,29 @@ enum ld_stack_mode ld_stack_depot_mode(const ld_stack_depot *p)
 size_t ld_stack_depot_size(const ld_stack_depot *p)
 {
     return p->mode == LD_STACK_COPY ? p->run_size : p->size;
+}
+
+/* A ucontext's saved context lies in a frame just below its pointer
+ * (gt_switch_ucontext.c), so trimming keeps that much more; the assembly switches
+ * keep everything from the stack pointer up. */
+#define STACK_TRIM_SLACK (LD_CTX_COPYABLE ? 0u : 1024u)
+
+/* Nothing below sp is live, so neither ASan's shadow (frames that returned left it
+ * clear) nor valgrind's view (it has popped bytes unaddressable) needs telling. */
+uint64_t ld_stack_trim(ld_stack *st, const void *sp)
+{
+    uintptr_t mask = ~(uintptr_t)(stack_page - 1);
+    uintptr_t top = (uintptr_t)st;
+    uintptr_t keep = ((uintptr_t)sp - STACK_TRIM_SLACK) & mask;
+    uintptr_t low = (top - st->touched) & mask;
+    uint64_t before = ld_stack_touched_bytes(st, stack_page);
+
+    if (low < (uintptr_t)st->lo)
+        low = (uintptr_t)st->lo;
+    if (keep <= low || madvise((void *)low, keep - low, MADV_DONTNEED) != 0)
+        return 0;
+    st->touched = (uint32_t)(top - keep);
+    return before - ld_stack_touched_bytes(st, stack_page);
 }
 
 int ld_stack_overflowed(const ld_stack *st, const void *addr, const void *sp)

@@ -62,9 +62,13 @@ typedef struct ld_stack {
     size_t size;           /* usable bytes, a multiple of the page size */
     struct ld_stack *next; /* free list link while the stack is unused */
     unsigned char guard;   /* enum ld_stack_guard */
+    unsigned char fresh;   /* own mode: carved and not yet given to a thread */
 #ifdef LD_STACK_VALGRIND
     unsigned vg_id; /* valgrind's name for the registered stack */
 #endif
+    uint32_t touched; /* own mode: the deepest a thread's frames have reached below the
+                         header, as seen at its switch-outs, since the stack was carved
+                         or last trimmed: kept when the stack is reused */
 } ld_stack;
 
 /* One scheduler's stacks: a free list of its own in front of a depot that may be
@@ -114,6 +118,22 @@ ld_stack *ld_stack_get(ld_stack_cache *c);
 
 /* Give a stack back, once nothing runs on it or reads its header any more. */
 void ld_stack_put(ld_stack_cache *c, ld_stack *st);
+
+/* Own mode: the bytes of st's slot its threads have touched, the header's page and
+ * those below it down to `touched`, in whole pages of `page` bytes: a slot ends on a
+ * page boundary. */
+static inline uint64_t ld_stack_touched_bytes(const ld_stack *st, size_t page)
+{
+    return ((uint64_t)LD_STACK_HEADER + st->touched + page - 1) & ~(uint64_t)(page - 1);
+}
+
+/* Own mode, for a switched-out thread whose stack pointer is sp: give back the touched
+ * pages below the page under sp (madvise MADV_DONTNEED; they read zero when touched
+ * again), so that `touched` ends at the bottom of that page. The guard below the stack
+ * and the header above it are never touched. Call it off st, from another stack.
+ * Returns the bytes given back: 0 when nothing lay below that page, or the kernel
+ * refused. */
+uint64_t ld_stack_trim(ld_stack *st, const void *sp);
 
 /* Whether a fault at addr, taken with the stack pointer at sp, shows an overflow of
  * st: in its guard page, below the stack, or with its canary written. Async-signal-safe.

@@ -101,6 +101,15 @@ typedef struct ld_sched_config {
                                 back to the depot; 0: 1024 */
     ld_stack_depot *depot;   /* where stacks come from and go back to when the scheduler
                                 ends; NULL: a depot of its own, unmapped with it */
+    unsigned trim_after;     /* "trim after K small freezes". 0: never trim. K: after K
+                                freezes in a row of one thread, each using at most half
+                                of its capacity, shrink the capacity to the largest of
+                                those K: copy mode reallocs the spill down (or frees
+                                it); own mode madvise(MADV_DONTNEED)s the whole pages
+                                below the page under sp, and the high-water mark drops
+                                to the current depth. Own mode's yields then go through
+                                the scheduler, which trims from its own stack. What is
+                                counted and trimmed: gt_stats.h */
 } ld_sched_config;
 
 /* Create the scheduler of the calling thread, with a uv_loop of its own. cfg may be
