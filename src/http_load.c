@@ -6,13 +6,12 @@
  * request pays for a read_start. A write goes out with uv_try_write, which a request
  * of a few hundred bytes always fits on a socket that has room, and falls back to
  * uv_write for what is left. Responses are parsed with http.h's parser into one read
- * buffer per thread. A sweep timer finds requests past their timeout; a stop timer
- * ends the sending, then bounds the drain.
+ * buffer per thread, latencies into a hist.h histogram per thread. A sweep timer finds
+ * requests past their timeout; a stop timer ends the sending, then bounds the drain.
  */
 #include "http_load.h"
 
 #include <errno.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -21,14 +20,8 @@
 
 #include <uv.h>
 
+#include "hist.h"
 #include "http.h"
-
-/* The latency histogram: 64 buckets per power of two of nanoseconds, so a bucket is
- * within 1/64 of any value in it, up to 2^40 ns (18 minutes), the last bucket beyond. */
-#define H_SUB_BITS 6
-#define H_SUB (1u << H_SUB_BITS)
-#define H_TOP_BIT 40
-#define H_BUCKETS (H_SUB + (H_TOP_BIT - H_SUB_BITS) * H_SUB)
 
 #define LOAD_READ_BUF 65536
 #define LOAD_BODY_MAX (1u << 20)
@@ -73,52 +66,9 @@ struct load_thread {
     int rc;
     ld_http_load_report r;
     uint64_t first_ns, last_ns;
-    uint64_t hist[H_BUCKETS];
+    ld_hist hist; /* latencies in ns */
     char buf[LOAD_READ_BUF];
 };
-
-/* --- Latency ------------------------------------------------------------------------ */
-
-/* The bucket of v: below H_SUB exact, above it its top H_SUB_BITS + 1 bits. */
-static unsigned h_bucket(uint64_t v)
-{
-    if (v < H_SUB)
-        return (unsigned)v;
-    unsigned top = 63u - (unsigned)__builtin_clzll(v);
-    if (top >= H_TOP_BIT)
-        return H_BUCKETS - 1;
-    unsigned sub = (unsigned)(v >> (top - H_SUB_BITS)) - H_SUB;
-    return H_SUB + (top - H_SUB_BITS) * H_SUB + sub;
-}
-
-/* The largest value in bucket b, so a percentile is never reported low. */
-static uint64_t h_bucket_top(unsigned b)
-{
-    if (b < H_SUB)
-        return b;
-    unsigned shift = (b - H_SUB) / H_SUB;
-    uint64_t sub = H_SUB + (b - H_SUB) % H_SUB;
-    return ((sub + 1) << shift) - 1;
-}
-
-/* The q-quantile of n values: the top of the bucket holding the ceil(q * n)-th, no
- * more than the maximum. */
-static int64_t h_percentile(const uint64_t *hist, uint64_t n, int64_t max, double q)
-{
-    uint64_t rank = (uint64_t)ceil(q * (double)n);
-    uint64_t seen = 0;
-
-    if (n == 0)
-        return 0;
-    for (unsigned b = 0; b < H_BUCKETS; b++) {
-        seen += hist[b];
-        if (seen >= rank && seen > 0) {
-            uint64_t top = h_bucket_top(b);
-            return top < (uint64_t)max ? (int64_t)top : max;
-        }
-    }
-    return max;
-}
 
 /* --- A connection ------------------------------------------------------------------ */
 
@@ -230,9 +180,7 @@ static void conn_response(load_conn *c, const ld_http_response *res)
     uint64_t ns = now - c->sent_ns;
 
     t->r.requests++;
-    t->hist[h_bucket(ns)]++;
-    if ((int64_t)ns > t->r.max_ns)
-        t->r.max_ns = (int64_t)ns;
+    ld_hist_add(&t->hist, ns);
     t->last_ns = now;
     if (res->status < 200 || res->status > 299)
         t->r.non_2xx++;
@@ -376,7 +324,7 @@ static void thread_on_stop(uv_timer_t *h)
 {
     load_thread *t = h->data;
     uint64_t drain =
-        t->drain_ns ? t->drain_ns : (uint64_t)t->r.max_ns + LOAD_DRAIN_SLACK_NS;
+        t->drain_ns ? t->drain_ns : ld_hist_max(&t->hist) + LOAD_DRAIN_SLACK_NS;
 
     t->running = false;
     for (size_t i = 0; i < t->nconns; i++) {
@@ -473,7 +421,7 @@ static int format_request(const ld_http_load_config *cfg, char **out, size_t *le
 }
 
 /* One thread's counts into the run's. */
-static void report_add(ld_http_load_report *sum, uint64_t *hist, const load_thread *t,
+static void report_add(ld_http_load_report *sum, ld_hist *hist, const load_thread *t,
                        uint64_t *first, uint64_t *last)
 {
     const ld_http_load_report *r = &t->r;
@@ -485,10 +433,7 @@ static void report_add(ld_http_load_report *sum, uint64_t *hist, const load_thre
     sum->non_2xx += r->non_2xx;
     sum->timeouts += r->timeouts;
     sum->connected += r->connected;
-    if (r->max_ns > sum->max_ns)
-        sum->max_ns = r->max_ns;
-    for (unsigned b = 0; b < H_BUCKETS; b++)
-        hist[b] += t->hist[b];
+    ld_hist_merge(hist, &t->hist);
     if (t->first_ns && (*first == 0 || t->first_ns < *first))
         *first = t->first_ns;
     if (t->last_ns > *last)
@@ -498,7 +443,7 @@ static void report_add(ld_http_load_report *sum, uint64_t *hist, const load_thre
 /* The totals, the window and the percentiles of every thread's counts. */
 static int report(load_thread *ts, unsigned n, ld_http_load_report *out)
 {
-    uint64_t *hist = calloc(H_BUCKETS, sizeof *hist);
+    ld_hist *hist = calloc(1, sizeof *hist);
     uint64_t first = 0, last = 0;
 
     if (!hist)
@@ -509,9 +454,10 @@ static int report(load_thread *ts, unsigned n, ld_http_load_report *out)
     out->errors = out->connect_errors + out->read_errors + out->resets + out->non_2xx +
                   out->timeouts;
     out->seconds = last > first ? (double)(last - first) / 1e9 : 0;
-    out->p50_ns = h_percentile(hist, out->requests, out->max_ns, 0.50);
-    out->p90_ns = h_percentile(hist, out->requests, out->max_ns, 0.90);
-    out->p99_ns = h_percentile(hist, out->requests, out->max_ns, 0.99);
+    out->p50_ns = (int64_t)ld_hist_quantile(hist, 0.50);
+    out->p90_ns = (int64_t)ld_hist_quantile(hist, 0.90);
+    out->p99_ns = (int64_t)ld_hist_quantile(hist, 0.99);
+    out->max_ns = (int64_t)ld_hist_max(hist);
     free(hist);
     return 0;
 }

@@ -12,7 +12,7 @@
  * for, up to the drain bound; so `requests` is exactly what the server answered while
  * the run lasted. A request unanswered at the drain's end counts as a timeout.
  *
- * Latency is from the request's write to its response read whole, in a histogram
+ * Latency is from the request's write to its response read whole, in a hist.h histogram
  * within 1/64 of each value. A request unanswered for `timeout_s` is a timeout: its
  * connection is closed and, while the run lasts, opened again.
  *
