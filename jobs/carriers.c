@@ -35,7 +35,8 @@ static void *carrier_main(void *arg)
         return NULL;
     ld_sched_config sc = {.stack_size = c->cfg->stack_size,
                           .mode = c->cfg->stack_mode,
-                          .depot = c->cfg->stacks};
+                          .depot = c->cfg->stacks,
+                          .trim_after = c->cfg->trim_after};
     ld_sched *s;
     if ((c->rc = ld_sched_create(&s, &sc)) != 0)
         return NULL;

@@ -115,6 +115,8 @@ typedef struct ld_job_config {
     enum ld_stack_mode stack_mode;
     int64_t trace_pinning_ns; /* report carriers blocked longer than this; 0: off */
     int cold_stacks;          /* green strategies: no stacks reserved before the clock */
+    unsigned trim_after;      /* green strategies: the schedulers' trim policy (gt.h);
+                                 0: none. Set by a job for its own carriers */
     double slow_factor;       /* tests only: this rank's timed waits take this many times
                                  longer (1: none) */
     int test_overflow;        /* tests only: the job's first green thread overflows */
@@ -230,7 +232,10 @@ typedef struct ld_job {
 
     enum ld_table_col table[LD_TABLE_COLS_MAX]; /* LD_TABLE_END-terminated */
     enum ld_report reports[LD_REPORTS_MAX];     /* LD_REPORT_END-terminated */
-    const char *bound_name;                     /* LD_REPORT_BOUND: "critical path" */
+    /* Named figures shown as columns of the main table, after `table`, and left out
+     * of the figures table; NULL-terminated, or NULL for none. */
+    const char *const *table_figures;
+    const char *bound_name; /* LD_REPORT_BOUND: "critical path" */
     const char *bound_attr; /* LD_REPORT_BOUND: its attribute, "critical_path_ns" */
     const char *baseline;   /* LD_REPORT_SPEEDUP: the strategy it is taken over */
 

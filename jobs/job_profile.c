@@ -33,16 +33,23 @@ static void say_granted(const ld_profile *p, const ld_cpus *offered, ld_figures 
     ld_figure_add(f, "clamped", p->clamped, "1 cpus, 2 memory");
 }
 
+void ld_job_profile_asked(const ld_job_profile *jp, unsigned *cpus, uint64_t *mem_bytes)
+{
+    const struct named_profile *np = &named[jp->profile];
+    *cpus = jp->cpus ? (unsigned)jp->cpus : np->cpus;
+    *mem_bytes = jp->mem_limit ? jp->mem_limit : np->mem;
+}
+
 int ld_job_profile_enter(const ld_job_profile *jp, const ld_job_config *cfg,
                          ld_job_config *run, ld_figures *figures, void **scope)
 {
-    const struct named_profile *np = &named[jp->profile];
+    unsigned cpus;
+    uint64_t mem;
+    ld_job_profile_asked(jp, &cpus, &mem);
     ld_profile *p = malloc(sizeof *p);
     if (!p)
         return -ENOMEM;
-    unsigned cpus = jp->cpus ? (unsigned)jp->cpus : np->cpus;
-    int rc =
-        ld_profile_enter(p, cfg->cpus, cpus, jp->mem_limit ? jp->mem_limit : np->mem);
+    int rc = ld_profile_enter(p, cfg->cpus, cpus, mem);
     if (rc != 0) {
         free(p);
         return rc;

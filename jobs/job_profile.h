@@ -66,6 +66,10 @@ extern const char *const ld_job_profile_names[]; /* "none", "low", "high", NULL 
             NULL                                                                         \
     }
 
+/* The CPUs (0: all) and memory (0: no limit) jp asks for, for a job that grants them
+ * to a process of its own rather than to the rank. */
+void ld_job_profile_asked(const ld_job_profile *jp, unsigned *cpus, uint64_t *mem_bytes);
+
 /* For a job's enter hook: grant jp to the run (see job.h's enter). */
 int ld_job_profile_enter(const ld_job_profile *jp, const ld_job_config *cfg,
                          ld_job_config *run, ld_figures *figures, void **scope);

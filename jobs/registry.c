@@ -1,13 +1,14 @@
 /* registry.c: the table of jobs. A new job is one entry here. */
 #include "micro.h"
 #include "models.h"
+#include "pool.h"
 #include "settle.h"
 #include "var.h"
 
 #include <string.h>
 
 const ld_job *const ld_jobs[] = {&ld_settle_job, &ld_var_job, &ld_micro_job,
-                                 &ld_models_job};
+                                 &ld_models_job, &ld_pool_job};
 const size_t ld_njobs = sizeof ld_jobs / sizeof ld_jobs[0];
 
 _Static_assert(sizeof ld_jobs / sizeof ld_jobs[0] <= LD_MAX_JOBS,

@@ -232,12 +232,29 @@ static int name_width(const ld_job *job)
     return (int)w;
 }
 
+/* The width of a named figure's column: its name's, and at least 10. */
+static int figure_width(const char *name)
+{
+    return strlen(name) > 10 ? (int)strlen(name) : 10;
+}
+
+/* Whether the job shows the figure called name as a column of its main table. */
+static int figure_in_table(const ld_job *job, const char *name)
+{
+    for (size_t k = 0; job->table_figures && job->table_figures[k]; k++)
+        if (strcmp(job->table_figures[k], name) == 0)
+            return 1;
+    return 0;
+}
+
 static void print_header(FILE *out, const ld_job *job)
 {
     fprintf(out, "\n%s: %s\n%-*s", job->name, job->summary, name_width(job), "Strategy");
     for (size_t k = 0; k < LD_TABLE_COLS_MAX && job->table[k] != LD_TABLE_END; k++)
         fprintf(out, " %*s", table_cols[job->table[k]].width,
                 table_cols[job->table[k]].header);
+    for (size_t k = 0; job->table_figures && job->table_figures[k]; k++)
+        fprintf(out, " %*s", figure_width(job->table_figures[k]), job->table_figures[k]);
     fprintf(out, "\n");
 }
 
@@ -285,6 +302,18 @@ static void print_row(FILE *out, const ld_options *o, const ld_record *r, const 
         format_cell(r->job->table[k], o, r, w, cell, sizeof cell);
         fprintf(out, " %*s", table_cols[r->job->table[k]].width, cell);
     }
+    for (size_t k = 0; r->job->table_figures && r->job->table_figures[k]; k++) {
+        const char *name = r->job->table_figures[k];
+        size_t f = 0;
+        while (r->iterations && f < r->figures[0].n &&
+               strcmp(r->figures[0].v[f].name, name) != 0)
+            f++;
+        if (r->iterations && f < r->figures[0].n)
+            fprintf(out, w->figures[f] >= 1e4 ? " %*.0f" : " %*.4g", figure_width(name),
+                    w->figures[f]);
+        else
+            fprintf(out, " %*s", figure_width(name), "-");
+    }
     fprintf(out, "\n");
 }
 
@@ -297,7 +326,8 @@ static int any_figures(const ld_run *run, size_t i, size_t end)
     return 0;
 }
 
-/* The named figures of a job's strategies: Strategy, Figure, Value, Unit. */
+/* The named figures of a job's strategies that its main table does not show:
+ * Strategy, Figure, Value, Unit. */
 static void print_figures_table(FILE *out, const ld_run *run, const row *rows, size_t i,
                                 size_t end)
 {
@@ -308,8 +338,10 @@ static void print_figures_table(FILE *out, const ld_run *run, const row *rows, s
     for (; i < end; i++) {
         const ld_record *r = &run->rec[i];
         for (size_t k = 0; r->iterations && k < r->figures[0].n; k++)
-            fprintf(out, "%-*s %-22s %14.4g  %s\n", width, r->strategy->name,
-                    r->figures[0].v[k].name, rows[i].figures[k], r->figures[0].v[k].unit);
+            if (!figure_in_table(r->job, r->figures[0].v[k].name))
+                fprintf(out, "%-*s %-22s %14.4g  %s\n", width, r->strategy->name,
+                        r->figures[0].v[k].name, rows[i].figures[k],
+                        r->figures[0].v[k].unit);
     }
 }
 

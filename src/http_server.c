@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "http_request.h"
 
@@ -546,9 +548,31 @@ static void on_listener_closed(uv_handle_t *h)
     server_unref(h->data);
 }
 
-int ld_http_server_open(ld_http_server **out, uv_loop_t *loop,
-                        const struct sockaddr *addr, const ld_http_limits *limits,
-                        ld_http_handler handler, void *ctx)
+/* A listening socket bound to addr with SO_REUSEPORT, opened as t: servers on several
+ * loops bind one port and the kernel spreads the connections among them. */
+static int bind_shared(uv_tcp_t *t, const struct sockaddr *addr)
+{
+    socklen_t len = addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                                : sizeof(struct sockaddr_in);
+    int one = 1, rc = 0;
+    int fd = socket(addr->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+    if (fd < 0)
+        return -errno;
+    if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        bind(fd, addr, len) != 0)
+        rc = -errno;
+    if (rc == 0)
+        rc = uv_tcp_open(t, fd);
+    if (rc != 0)
+        close(fd);
+    return rc;
+}
+
+static int server_open(ld_http_server **out, uv_loop_t *loop, const struct sockaddr *addr,
+                       const ld_http_limits *limits, ld_http_handler handler, void *ctx,
+                       bool shared)
 {
     ld_http_server *s = calloc(1, sizeof *s);
 
@@ -565,7 +589,7 @@ int ld_http_server_open(ld_http_server **out, uv_loop_t *loop,
     }
     s->listener.data = s;
     s->refs = 1;
-    rc = uv_tcp_bind(&s->listener, addr, 0);
+    rc = shared ? bind_shared(&s->listener, addr) : uv_tcp_bind(&s->listener, addr, 0);
     if (rc == 0)
         rc = uv_listen((uv_stream_t *)&s->listener, HTTP_BACKLOG, on_connection);
     if (rc != 0) {
@@ -574,6 +598,20 @@ int ld_http_server_open(ld_http_server **out, uv_loop_t *loop,
     }
     *out = s;
     return 0;
+}
+
+int ld_http_server_open(ld_http_server **out, uv_loop_t *loop,
+                        const struct sockaddr *addr, const ld_http_limits *limits,
+                        ld_http_handler handler, void *ctx)
+{
+    return server_open(out, loop, addr, limits, handler, ctx, false);
+}
+
+int ld_http_server_open_shared(ld_http_server **out, uv_loop_t *loop,
+                               const struct sockaddr *addr, const ld_http_limits *limits,
+                               ld_http_handler handler, void *ctx)
+{
+    return server_open(out, loop, addr, limits, handler, ctx, true);
 }
 
 int ld_http_server_port(const ld_http_server *s)

@@ -296,6 +296,26 @@ uint64_t ld_profile_mem_peak(const ld_profile *p)
     return peak;
 }
 
+/* A group's counters at the limit, from the files its version keeps them in. */
+static void profile_group_events(const char *group, int version, ld_profile_events *out)
+{
+    *out = (ld_profile_events){0};
+    if (version == 1) {
+        profile_read_u64(group, "memory.failcnt", NULL, &out->limit_hits);
+        profile_read_u64(group, "memory.oom_control", "under_oom", &out->oom);
+        profile_read_u64(group, "memory.oom_control", "oom_kill", &out->oom_kills);
+    } else if (version == 2) {
+        profile_read_u64(group, "memory.events", "max", &out->limit_hits);
+        profile_read_u64(group, "memory.events", "oom", &out->oom);
+        profile_read_u64(group, "memory.events", "oom_kill", &out->oom_kills);
+    }
+}
+
+void ld_profile_mem_events(const ld_profile *p, ld_profile_events *out)
+{
+    profile_group_events(p->group, p->group[0] ? p->cgroup_version : 0, out);
+}
+
 /* Threads that have just exited can hold a v1 group for a moment after the move:
  * rmdir is retried for up to about 100 ms. */
 static int profile_remove_group(const char *group)
@@ -323,4 +343,19 @@ int ld_profile_leave(ld_profile *p)
         p->group[0] = '\0';
     }
     return rc;
+}
+
+int ld_profile_reap(long pid, ld_profile_events *events, uint64_t *peak)
+{
+    char home[LD_PROFILE_PATH], group[LD_PROFILE_PATH + 32];
+    int version = 0, rc = profile_home(home, sizeof home, &version);
+    if (rc != 0)
+        return rc;
+    snprintf(group, sizeof group, "%s/loomdist-%ld", home, pid);
+    if (access(group, F_OK) != 0)
+        return -ENOENT;
+    profile_group_events(group, version, events);
+    *peak = 0;
+    profile_read_u64(group, peak_file[version], NULL, peak);
+    return profile_remove_group(group);
 }

@@ -103,6 +103,14 @@ int ld_http_server_open(ld_http_server **out, uv_loop_t *loop,
                         const struct sockaddr *addr, const ld_http_limits *limits,
                         ld_http_handler handler, void *ctx);
 
+/* As ld_http_server_open, with SO_REUSEPORT: servers on several loops, one per
+ * carrier as Netty runs an event loop per core, open on one address (the first with
+ * port 0, the others on the port it got) and the kernel spreads the connections
+ * among them. */
+int ld_http_server_open_shared(ld_http_server **out, uv_loop_t *loop,
+                               const struct sockaddr *addr, const ld_http_limits *limits,
+                               ld_http_handler handler, void *ctx);
+
 /* The port the server listens on: addr's, or the one the system chose for port 0. */
 int ld_http_server_port(const ld_http_server *s);
 

@@ -59,6 +59,21 @@ int ld_profile_enter(ld_profile *p, const ld_cpus *offered, unsigned cpus,
 /* The most memory charged to the group since enter, in bytes; 0 without a group. */
 uint64_t ld_profile_mem_peak(const ld_profile *p);
 
+/* What happened at the memory limit, as the group counts it. */
+typedef struct ld_profile_events {
+    uint64_t limit_hits; /* charges that met the limit: v1 memory.failcnt, v2 "max" */
+    uint64_t oom; /* the group out of memory after reclaim: v1 under_oom, v2 "oom" */
+    uint64_t oom_kills; /* processes the OOM killer ended in it: "oom_kill" */
+} ld_profile_events;
+
+/* The group's counters since enter; all 0 without a group. */
+void ld_profile_mem_events(const ld_profile *p, ld_profile_events *out);
+
+/* For the parent of a process that entered a profile and died in it (the OOM killer
+ * ends a process before it can leave): its group's peak and counters, then the group
+ * removed. -ENOENT when pid left no group. */
+int ld_profile_reap(long pid, ld_profile_events *events, uint64_t *peak);
+
 /* Give the profile back: the thread's mask as it was, the process in its own group
  * again, the child group removed. Returns the first error; every step is tried. */
 int ld_profile_leave(ld_profile *p);

@@ -1,0 +1,81 @@
+"""Check a pool run's HDF5 file: every strategy served without errors and counted
+what its load generator counted; capacity frozen at warm-up kept by pooled alone; a
+memory limit reported as granted, with the group's counters."""
+import sys
+
+import h5py
+import numpy as np
+
+STRATEGIES = ("fresh", "pooled", "pooled-trim")
+
+
+def figures(f, strategy):
+    g = f["pool"][strategy]
+    return {name: float(np.mean(g[name][...])) for name in g
+            if g[name].dtype.kind == "f" and g[name].ndim == 2}
+
+
+def check_served(fig, s, tool):
+    """Requests flowed, none failed, and the server counted each one the generator
+    did: exactly for loomdist-load, which drains, and at least as many for wrk,
+    which leaves its last requests unread."""
+    assert fig["requests"] > 0 and fig["rps"] > 0, (s, fig["requests"])
+    assert fig["errors"] == 0, (s, fig["errors"])
+    assert fig["load_wrk"] == (tool == "wrk"), (s, fig["load_wrk"])
+    if tool == "builtin":
+        assert fig["server_requests"] == fig["requests"], (
+            s, fig["server_requests"], fig["requests"])
+    else:
+        assert fig["server_requests"] >= fig["requests"], (s, fig)
+    # a closed loop cannot beat its connections over the think time
+    assert fig["rps"] <= fig["rps_limit"] * 1.05, (s, fig["rps"], fig["rps_limit"])
+    assert fig["killed"] == 0, s
+
+
+def check_capacity(figs):
+    """The warm-up's deep frames: pooled threads keep the capacity they froze them
+    in; fresh threads (in copy mode) and trimmed ones follow what they use."""
+    for s, fig in figs.items():
+        cap, used = fig["capacity_mean"], fig["frozen_mean"]
+        assert used > 0 and cap >= used, (s, cap, used)
+        assert fig["warmup_frozen_mean"] > 2 * used, (s, fig["warmup_frozen_mean"], used)
+        assert (fig["chunk_trims"] > 0) == (s == "pooled-trim"), (s, fig["chunk_trims"])
+    pooled = figs["pooled"]["capacity_mean"]
+    assert pooled > 2 * figs["pooled"]["frozen_mean"], ("warm-up capacity not kept", pooled)
+    assert pooled >= 0.8 * figs["pooled"]["warmup_capacity_mean"], pooled
+    assert figs["pooled-trim"]["capacity_mean"] < 0.5 * pooled, figs["pooled-trim"]
+    if "fresh" in figs:
+        fresh = figs["fresh"]
+        assert fresh["capacity_mean"] < 1.5 * fresh["frozen_mean"], fresh
+
+
+def main(case, path):
+    with h5py.File(path, "r") as f:
+        present = [s for s in STRATEGIES if s in f["pool"]]
+        tool = "wrk" if case == "wrk" else "builtin"
+        figs = {s: figures(f, s) for s in present}
+        for s, fig in figs.items():
+            check_served(fig, s, tool)
+            if case == "limited":
+                limited = fig["mem_limit_mib"] == 256
+                # a limit granted, or none and said so (no memory group here)
+                assert limited or (fig["mem_limit_mib"] == 0 and fig["clamped"] == 2), fig
+                if limited:
+                    assert 0 < fig["cgroup_peak_mib"] <= 256, fig["cgroup_peak_mib"]
+                    for k in ("limit_hits", "oom", "oom_kills"):
+                        assert fig[k] >= 0, k
+        if case == "copy":
+            check_capacity(figs)
+        elif case == "own":
+            check_capacity({s: figs[s] for s in ("pooled", "pooled-trim")})
+            # a fresh thread takes a recycled stack, touched pages and all
+            fresh = figs["fresh"]
+            assert fresh["capacity_mean"] > 2 * fresh["frozen_mean"], fresh
+        expect = {"copy": STRATEGIES, "own": STRATEGIES, "limited": ("pooled",),
+                  "wrk": ("fresh",)}[case]
+        assert tuple(present) == expect, present
+    print(f"pool {case}: ok")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])

@@ -1,0 +1,49 @@
+#!/bin/sh
+# The pool job, small, in one of its cases; check_pool.py reads the file.
+#   copy, own  every strategy under 200 connections, in that stack mode: counts agree
+#              with the generator's; warm-up capacity kept by pooled (and, with own
+#              stacks, by fresh, whose recycled stacks keep their pages), not trimmed
+#   limited    pooled under a tight memory limit: reported as limited, with the
+#              group's counters (where a memory group can be made)
+#   wrk        fresh driven by wrk, where wrk is installed (else skipped: 77)
+#   bad        past the open-file limit, wrk asked for and missing, a pool option
+#              without the job: each refused with one line and exit 2
+set -eu
+case=$1 loomdist=$2 python=$3 dir=$4/$1
+rm -rf "$dir" && mkdir -p "$dir"
+common="--jobs pool --connections 200 --think-ms 10 --warmup-s 1 --measure-s 1"
+common="$common --quiet --output $dir/pool.h5"
+case $case in
+copy) "$loomdist" $common --load builtin --stack-mode copy > "$dir/table.txt" ;;
+own) # own stacks keep whole pages: a warm-up 40 frames deep touches four
+    "$loomdist" $common --load builtin --stack-mode own --warmup-depth 40 \
+        > "$dir/table.txt" ;;
+limited)
+    "$loomdist" $common --load builtin --strategies pooled --mem-limit 268435456 \
+        > "$dir/table.txt" ;;
+wrk)
+    command -v wrk > /dev/null || exit 77
+    "$loomdist" $common --load wrk --strategies fresh > "$dir/table.txt" ;;
+bad) # refused before any process starts: exit 2, one line, no file
+    refused() {
+        want=$1; shift
+        if "$@" > "$dir/out.txt" 2> "$dir/err.txt"; then rc=0; else rc=$?; fi
+        [ "$rc" = 2 ] && [ "$(wc -l < "$dir/err.txt")" = 1 ] &&
+            grep -q -- "$want" "$dir/err.txt" && [ ! -e "$dir/pool.h5" ] || {
+            echo "expected exit 2 and one line naming '$want', got $rc:" >&2
+            cat "$dir/err.txt" >&2; exit 1; }
+    }
+    refused "ulimit -Hn" sh -c "ulimit -n 1000 && exec $loomdist $common --connections 2000"
+    mkdir "$dir/bin" # what PATH had, less wrk (mpirun's own programs stay)
+    for dir_on_path in $(echo "$PATH" | tr : ' '); do
+        for f in "$dir_on_path"/*; do
+            [ "${f##*/}" = wrk ] || [ -e "$dir/bin/${f##*/}" ] || ln -s "$f" "$dir/bin/"
+        done
+    done
+    refused "wrk is not on PATH" env PATH="$dir/bin" "$loomdist" $common --load wrk
+    refused "pool job" "$loomdist" --connections 10
+    exit 0 ;;
+*) echo "unknown case $case" >&2; exit 2 ;;
+esac
+grep -q "pool figures" "$dir/table.txt"
+exec "$python" "$(dirname "$0")/check_pool.py" "$case" "$dir/pool.h5"
