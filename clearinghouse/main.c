@@ -34,7 +34,7 @@ static const char usage[] =
     "count in the stats (served, latency).\n"
     "The first line on stdout, flushed, says where it listens:\n"
     "  " CH_NAME ": listening on http://HOST:PORT\n"
-    "SIGINT or SIGTERM prints the stats on stderr and exits 0.\n"
+    "SIGINT or SIGTERM prints the stats on stderr (unless --quiet), exits 0.\n"
     "\n"
     "  --listen HOST:PORT     an IPv4 address or a [bracketed] IPv6 one, and a port\n"
     "                         (default 127.0.0.1:8470; port 0 takes a free one)\n"
@@ -50,6 +50,7 @@ static const char usage[] =
     "                         (default 20000)\n"
     "  --pipeline N           requests per connection read and not yet answered, past\n"
     "                         it reading pauses (default 32)\n"
+    "  --quiet                no stats on stderr when it ends\n"
     "  -h, --help             this text\n";
 
 /* A bad argument: one line, exit 2. */
@@ -113,8 +114,11 @@ enum {
     OPT_BODY,
     OPT_REQUESTS,
     OPT_TIMEOUT,
-    OPT_PIPELINE
+    OPT_PIPELINE,
+    OPT_QUIET
 };
+
+static int quiet; /* --quiet: no stats on stderr at the end */
 
 static const struct option long_opts[] = {
     {"listen", required_argument, NULL, OPT_LISTEN},
@@ -125,6 +129,7 @@ static const struct option long_opts[] = {
     {"max-requests", required_argument, NULL, OPT_REQUESTS},
     {"request-timeout", required_argument, NULL, OPT_TIMEOUT},
     {"pipeline", required_argument, NULL, OPT_PIPELINE},
+    {"quiet", no_argument, NULL, OPT_QUIET},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -165,6 +170,9 @@ static void parse_args(int argc, char **argv, struct sockaddr_storage *ss,
             break;
         case OPT_PIPELINE:
             lim->pipeline = parse_bound("--pipeline", optarg);
+            break;
+        case OPT_QUIET:
+            quiet = 1;
             break;
         case 'h':
             fputs(usage, stdout);
@@ -228,6 +236,7 @@ int main(int argc, char **argv)
     fflush(stdout);
     uv_run(&loop, UV_RUN_DEFAULT);
     uv_loop_close(&loop);
-    ld_clearinghouse_print(&m.stats, stderr);
+    if (!quiet)
+        ld_clearinghouse_print(&m.stats, stderr);
     return 0;
 }

@@ -206,10 +206,20 @@ static int builtin_argv(const ld_load_spec *s, load_argv *a, const char *host)
     snprintf(a->threads, sizeof a->threads, "%u", s->threads);
     snprintf(a->conns, sizeof a->conns, "%" PRIu64, s->connections);
     snprintf(a->seconds, sizeof a->seconds, "%.17g", s->seconds);
-    char *words[] = {
-        a->program,   "--connections", a->conns, "--threads",     a->threads,
-        "--duration", a->seconds,      "--path", (char *)s->path, "--timeout",
-        "10",         a->target,       NULL};
+    char *words[] = {a->program,
+                     "--connections",
+                     a->conns,
+                     "--threads",
+                     a->threads,
+                     "--duration",
+                     a->seconds,
+                     "--path",
+                     (char *)s->path,
+                     "--timeout",
+                     "10",
+                     "--quiet",
+                     a->target,
+                     NULL};
     memcpy(a->argv, words, sizeof words);
     return n > 0 && (size_t)n < sizeof a->target ? 0 : -EINVAL;
 }

@@ -55,7 +55,8 @@ static int backend_start(const ld_pool_config *pc, pool_prepared *pp)
     if (rc != 0)
         return rc;
     snprintf(conns, sizeof conns, "%" PRIu64, pc->backend_conns + 64);
-    char *argv[] = {exe, "--listen", "127.0.0.1:0", "--max-connections", conns, NULL};
+    char *argv[] = {exe,   "--listen", "127.0.0.1:0", "--max-connections",
+                    conns, "--quiet",  NULL};
     rc = ld_child_spawn(&pp->backend, argv, 0);
     if (rc == 0 && (pp->port = backend_port(&pp->backend)) <= 0) {
         rc = pp->port < 0 ? pp->port : -EPROTO;

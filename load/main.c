@@ -35,6 +35,7 @@ static const char usage[] =
     "  --path P          the request's target (default /)\n"
     "  --timeout S       a request unanswered this long is a timeout (default 10)\n"
     "  --drain S         the longest drain (default: the longest latency seen + 5)\n"
+    "  --quiet           no summary on stderr, the line on stdout alone\n"
     "  -h, --help        this text\n"
     "\n"
     "A summary goes to stderr, and one line to stdout:\n"
@@ -110,7 +111,17 @@ static void parse_target(const char *arg, struct sockaddr_storage *ss)
     freeaddrinfo(res);
 }
 
-enum { OPT_CONNS = 256, OPT_THREADS, OPT_DURATION, OPT_PATH, OPT_TIMEOUT, OPT_DRAIN };
+enum {
+    OPT_CONNS = 256,
+    OPT_THREADS,
+    OPT_DURATION,
+    OPT_PATH,
+    OPT_TIMEOUT,
+    OPT_DRAIN,
+    OPT_QUIET
+};
+
+static int quiet; /* --quiet: the machine line alone */
 
 static const struct option long_opts[] = {
     {"connections", required_argument, NULL, OPT_CONNS},
@@ -119,6 +130,7 @@ static const struct option long_opts[] = {
     {"path", required_argument, NULL, OPT_PATH},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"drain", required_argument, NULL, OPT_DRAIN},
+    {"quiet", no_argument, NULL, OPT_QUIET},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -148,6 +160,9 @@ static void parse_opt(int c, char **argv, ld_http_load_config *cfg)
         break;
     case OPT_DRAIN:
         cfg->drain_s = parse_seconds("--drain", optarg, 0, 0);
+        break;
+    case OPT_QUIET:
+        quiet = 1;
         break;
     case 'h':
         fputs(usage, stdout);
@@ -221,7 +236,8 @@ int main(int argc, char **argv)
         fprintf(stderr, LOAD_NAME ": cannot run: %s\n", strerror(-rc));
         return 1;
     }
-    summary(&cfg, &r);
+    if (!quiet)
+        summary(&cfg, &r);
     printf("requests=%" PRIu64 " errors=%" PRIu64 " seconds=%.6f p50_ns=%" PRId64
            " p90_ns=%" PRId64 " p99_ns=%" PRId64 " max_ns=%" PRId64 "\n",
            r.requests, r.errors, r.seconds, r.p50_ns, r.p90_ns, r.p99_ns, r.max_ns);
