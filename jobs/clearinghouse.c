@@ -19,14 +19,8 @@
 #include <string.h>
 
 #include "deadlines.h"
+#include "hist.h"
 #include "settle.h"
-
-/* The latency histogram: 64 buckets per power of two of nanoseconds, so a bucket is
- * within 1/64 of any value in it, up to 2^44 ns (4.9 hours), the last bucket beyond. */
-#define CH_SUB_BITS 6
-#define CH_SUB (1u << CH_SUB_BITS)
-#define CH_TOP_BIT 44
-#define CH_BUCKETS (CH_SUB + (CH_TOP_BIT - CH_SUB_BITS) * CH_SUB)
 
 typedef struct ch_check ch_check;
 
@@ -43,7 +37,8 @@ struct ld_clearinghouse {
     uint64_t first_ns;              /* the first check's arrival */
     uint64_t changed_ns;            /* in_flight's last change */
     double area; /* in_flight integrated over time up to changed_ns, in ns */
-    uint64_t hist[CH_BUCKETS];
+    /* The latencies of the checks answered, in ns: percentiles within 1/64. */
+    ld_hist latency;
 };
 
 struct ch_check {
@@ -56,49 +51,6 @@ struct ch_check {
 };
 
 /* --- Observability ----------------------------------------------------------------- */
-
-/* The bucket of v: below CH_SUB exact, above it its top CH_SUB_BITS + 1 bits. */
-static unsigned ch_bucket(uint64_t v)
-{
-    if (v < CH_SUB)
-        return (unsigned)v;
-    unsigned top = 63u - (unsigned)__builtin_clzll(v);
-    if (top >= CH_TOP_BIT)
-        return CH_BUCKETS - 1;
-    unsigned sub = (unsigned)(v >> (top - CH_SUB_BITS)) - CH_SUB;
-    return CH_SUB + (top - CH_SUB_BITS) * CH_SUB + sub;
-}
-
-/* The largest value in bucket b, so a percentile is never reported low. */
-static uint64_t ch_bucket_top(unsigned b)
-{
-    if (b < CH_SUB)
-        return b;
-    unsigned shift = (b - CH_SUB) / CH_SUB;
-    uint64_t sub = CH_SUB + (b - CH_SUB) % CH_SUB;
-    return ((sub + 1) << shift) - 1;
-}
-
-/* The q-quantile of the answered latencies: the top of the bucket that holds the
- * ceil(q * n)-th, no more than the maximum. */
-static int64_t ch_percentile(const ld_clearinghouse *ch, double q)
-{
-    uint64_t n = ch->stats.served;
-    uint64_t rank = (uint64_t)ceil(q * (double)n);
-    uint64_t seen = 0;
-
-    if (n == 0)
-        return 0;
-    for (unsigned b = 0; b < CH_BUCKETS; b++) {
-        seen += ch->hist[b];
-        if (seen >= rank && seen > 0) {
-            uint64_t top = ch_bucket_top(b);
-            return top < (uint64_t)ch->stats.latency_max_ns ? (int64_t)top
-                                                            : ch->stats.latency_max_ns;
-        }
-    }
-    return ch->stats.latency_max_ns;
-}
 
 /* in_flight changes by delta at now: add the time at the old count to the area. */
 static void ch_in_flight(ld_clearinghouse *ch, uint64_t now, int delta)
@@ -136,9 +88,9 @@ void ld_clearinghouse_stats_get(const ld_clearinghouse *ch, ld_clearinghouse_sta
 
     *out = ch->stats;
     out->mean_in_flight = end > ch->first_ns ? area / (double)(end - ch->first_ns) : 0;
-    out->latency_p50_ns = ch_percentile(ch, 0.50);
-    out->latency_p90_ns = ch_percentile(ch, 0.90);
-    out->latency_p99_ns = ch_percentile(ch, 0.99);
+    out->latency_p50_ns = (int64_t)ld_hist_quantile(&ch->latency, 0.50);
+    out->latency_p90_ns = (int64_t)ld_hist_quantile(&ch->latency, 0.90);
+    out->latency_p99_ns = (int64_t)ld_hist_quantile(&ch->latency, 0.99);
     ld_http_server_stats_get(ch->server, &out->http);
     ch_http_since(&out->http, &ch->http_base);
 }
@@ -150,7 +102,7 @@ void ld_clearinghouse_stats_restart(ld_clearinghouse *ch)
     uint64_t in_flight = ch->stats.in_flight;
 
     memset(&ch->stats, 0, sizeof ch->stats);
-    memset(ch->hist, 0, sizeof ch->hist);
+    ld_hist_reset(&ch->latency);
     ch->stats.in_flight = ch->stats.peak_in_flight = in_flight;
     ch->area = 0;
     ch->first_ns = ch->changed_ns = in_flight ? uv_hrtime() : 0;
@@ -209,7 +161,7 @@ static void ch_answer(ld_clearinghouse *ch, ch_check *k, uint64_t now)
         int64_t ns = (int64_t)(now - k->arrived_ns);
         st->served++;
         st->failed += k->fails;
-        ch->hist[ch_bucket((uint64_t)ns)]++;
+        ld_hist_add(&ch->latency, (uint64_t)ns);
         if (ns > st->latency_max_ns)
             st->latency_max_ns = ns;
     }

@@ -114,6 +114,12 @@ struct ld_sched {
      * Written by this carrier alone, so plain relaxed stores suffice. */
     _Atomic uint64_t observed_id;
     _Atomic uint64_t switches;
+    /* The last freezes counted, not yet in the histograms: one capacity and one use,
+     * repeated `times`. Threads mostly park where they parked before, so most freezes
+     * cost a comparison and an increment here. */
+    uint64_t last_capacity;
+    uint64_t last_times;
+    uint32_t last_used;
     ld_gt_stack_stats stats; /* last: the histograms are large, and cold but for a few
                                 lines */
 };
@@ -353,12 +359,28 @@ static void sched_count_trim(ld_sched *s, uint64_t given)
     s->stats.bytes_resident -= given;
 }
 
-/* Every freeze lands in both histograms, at the capacity the thread keeps. */
+/* The freezes held back in s, added to the histograms of st. */
+static void sched_flush_freezes(const ld_sched *s, ld_gt_stack_stats *st)
+{
+    ld_hist_add_n(&st->capacity, s->last_capacity, s->last_times);
+    ld_hist_add_n(&st->frozen, s->last_used, s->last_times);
+}
+
+/* Every freeze lands in both histograms, at the capacity the thread keeps; a run of
+ * equal ones goes in at once when it ends. */
 static void sched_count_freeze(ld_sched *s, const ld_gt *g, uint32_t used)
 {
+    uint64_t capacity = gt_capacity(s, g);
+
     s->stats.freezes++;
-    ld_hist_add(&s->stats.capacity, gt_capacity(s, g));
-    ld_hist_add(&s->stats.frozen, used);
+    if (capacity == s->last_capacity && used == s->last_used) {
+        s->last_times++;
+        return;
+    }
+    sched_flush_freezes(s, &s->stats);
+    s->last_capacity = capacity;
+    s->last_used = used;
+    s->last_times = 1;
 }
 
 /* Copy mode, as g switches out: its spill is sized for the frames it left, which the
@@ -423,6 +445,7 @@ static void sched_switched_out(ld_sched *s, ld_gt *g)
 void ld_sched_stack_stats(const ld_sched *s, ld_gt_stack_stats *out)
 {
     *out = s->stats;
+    sched_flush_freezes(s, out);
 }
 
 void ld_sched_stack_stats_reset(ld_sched *s)
@@ -431,6 +454,7 @@ void ld_sched_stack_stats_reset(ld_sched *s)
 
     memset(&s->stats, 0, sizeof s->stats);
     s->stats.bytes_resident = resident;
+    s->last_times = 0;
 }
 
 /* --- Threads --------------------------------------------------------------------------

@@ -18,6 +18,17 @@ static uint64_t hist_bucket_top(unsigned b)
     return (sub << shift) + ((UINT64_C(1) << shift) - 1);
 }
 
+void ld_hist_add_n(ld_hist *h, uint64_t v, uint64_t n)
+{
+    if (n == 0)
+        return;
+    h->count += n;
+    h->sum += v * n;
+    if (v > h->max)
+        h->max = v;
+    h->bucket[ld_hist_bucket(v)] += n;
+}
+
 void ld_hist_merge(ld_hist *dst, const ld_hist *src)
 {
     unsigned b;

@@ -49,6 +49,9 @@ static inline void ld_hist_add(ld_hist *h, uint64_t v)
     h->bucket[ld_hist_bucket(v)]++;
 }
 
+/* Add v n times, as n calls of ld_hist_add would; nothing when n is 0. */
+void ld_hist_add_n(ld_hist *h, uint64_t v, uint64_t n);
+
 /* Add every value counted in src to dst. */
 void ld_hist_merge(ld_hist *dst, const ld_hist *src);
 
