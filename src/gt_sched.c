@@ -367,12 +367,12 @@ static void sched_flush_freezes(const ld_sched *s, ld_gt_stack_stats *st)
 }
 
 /* Every freeze lands in both histograms, at the capacity the thread keeps; a run of
- * equal ones goes in at once when it ends. */
-static void sched_count_freeze(ld_sched *s, const ld_gt *g, uint32_t used)
+ * equal ones goes in at once when it ends. The histograms' count is the freezes'.
+ * Inlined, as sched_out_own is: on a direct yield's path a call costs as much as the
+ * counting. */
+static inline __attribute__((always_inline)) void
+sched_count_freeze(ld_sched *s, uint64_t capacity, uint32_t used)
 {
-    uint64_t capacity = gt_capacity(s, g);
-
-    s->stats.freezes++;
     if (capacity == s->last_capacity && used == s->last_used) {
         s->last_times++;
         return;
@@ -409,16 +409,18 @@ static void sched_out_copy(ld_sched *s, ld_gt *g)
     if (s->trim_after != 0 &&
         (keep = gt_small_freezes(s, g, len, gt_capacity(s, g))) != 0)
         sched_count_trim(s, ld_copy_trim(&g->frozen, keep));
-    sched_count_freeze(s, g, len);
+    sched_count_freeze(s, gt_capacity(s, g), len);
 }
 
 /* Own stacks, as g switches out: its depth raises the stack's high-water mark, and a
- * trim gives back what lies below it. The trim must run off g's stack, so own mode's
- * yields go through the scheduler when trimming is on (sched_direct_next). */
-static void sched_out_own(ld_sched *s, ld_gt *g)
+ * trim gives back what lies below it. Inlined into the direct yield (see above). The
+ * trim must run off g's stack, so own mode's yields go through the scheduler when
+ * trimming is on (sched_direct_next). */
+static inline __attribute__((always_inline)) void sched_out_own(ld_sched *s, ld_gt *g)
 {
     ld_stack *st = &g->stack;
     uint32_t depth = (uint32_t)((char *)st - (char *)g->ctx.sp);
+    uint64_t capacity;
 
     if (depth > st->touched) {
         uint64_t had = ld_stack_touched_bytes(st, s->page), grown;
@@ -428,9 +430,12 @@ static void sched_out_own(ld_sched *s, ld_gt *g)
         s->stats.bytes_allocated += grown;
         s->stats.bytes_resident += grown;
     }
-    if (s->trim_after != 0 && gt_small_freezes(s, g, depth, gt_capacity(s, g)) != 0)
+    capacity = ld_stack_touched_bytes(st, s->page);
+    if (s->trim_after != 0 && gt_small_freezes(s, g, depth, capacity) != 0) {
         sched_count_trim(s, ld_stack_trim(st, g->ctx.sp));
-    sched_count_freeze(s, g, depth);
+        capacity = ld_stack_touched_bytes(st, s->page);
+    }
+    sched_count_freeze(s, capacity, depth);
 }
 
 /* A thread that will resume has switched out: a freeze, in either mode. */
@@ -446,6 +451,7 @@ void ld_sched_stack_stats(const ld_sched *s, ld_gt_stack_stats *out)
 {
     *out = s->stats;
     sched_flush_freezes(s, out);
+    out->freezes = ld_hist_count(&out->capacity);
 }
 
 void ld_sched_stack_stats_reset(ld_sched *s)
@@ -827,7 +833,7 @@ void ld_gt_yield(void)
         ld_overflow_die(g->id, &g->stack);
     sched_enter(g->sched, next);
     ld_ctx_swap(&g->ctx, &next->ctx);
-    sched_switched_out(g->sched, g);
+    sched_out_own(g->sched, g); /* a direct switch is own mode's */
 }
 
 /* The deadline is taken from the clock now, and a deadline never fires early. A set
