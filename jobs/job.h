@@ -138,7 +138,7 @@ typedef struct ld_figure {
     const char *unit;
 } ld_figure;
 
-#define LD_FIGURES_MAX 48
+#define LD_FIGURES_MAX 64
 
 typedef struct ld_figures {
     ld_figure v[LD_FIGURES_MAX];

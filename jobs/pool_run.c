@@ -250,50 +250,107 @@ static int run_server(const ld_job_input *in, enum ld_pool_mode mode, outcome *o
     return rc < 0 ? rc : -EIO;
 }
 
-/* The figures of one run, the same names in the same order on every rank. */
+/* One phase as the generator and the server saw it. */
+typedef struct phase {
+    const ld_load_result *load;
+    const ld_pool_stats *server;
+} phase;
+
+static double per_second(uint64_t n, double seconds)
+{
+    return seconds > 0 ? (double)n / seconds : 0;
+}
+
+/* A figure each phase reports, under one name for the measurement and another for
+ * the warm-up (names are literals, the same on every rank). */
+typedef struct phase_figure {
+    const char *name, *warmup_name, *unit;
+    double (*value)(const phase *p);
+} phase_figure;
+
+#define LOAD(f, expr)                                                                    \
+    static double f(const phase *p)                                                      \
+    {                                                                                    \
+        const ld_load_result *l = p->load;                                               \
+        return (expr);                                                                   \
+    }
+#define SERVER(f, expr)                                                                  \
+    static double f(const phase *p)                                                      \
+    {                                                                                    \
+        const ld_pool_stats *s = p->server;                                              \
+        return (expr);                                                                   \
+    }
+LOAD(rps, per_second(l->requests, l->seconds))
+LOAD(requests, (double)l->requests)
+LOAD(errors, (double)(l->errors + p->server->errors))
+LOAD(p50, l->p50_ns / 1e6)
+LOAD(p99, l->p99_ns / 1e6)
+LOAD(max, l->max_ns / 1e6)
+SERVER(server_rps, per_second(s->requests, s->seconds))
+SERVER(server_requests, (double)s->requests)
+SERVER(server_p50, s->latency_p50_ns / 1e6)
+SERVER(server_p99, s->latency_p99_ns / 1e6)
+SERVER(server_max, s->latency_max_ns / 1e6)
+SERVER(rss_peak, (double)s->rss_peak / MIB)
+SERVER(stack_alloc, (double)s->stack_allocated / MIB)
+SERVER(stack_resident, (double)s->stack_resident / MIB)
+SERVER(chunk_allocs, (double)s->chunk_allocs)
+SERVER(chunk_reuses, (double)s->chunk_reuses)
+SERVER(chunk_grows, (double)s->chunk_grows)
+SERVER(chunk_trims, (double)s->chunk_trims)
+SERVER(capacity_mean, (double)s->capacity_mean)
+SERVER(capacity_p99, (double)s->capacity_p99)
+SERVER(frozen_mean, (double)s->frozen_mean)
+SERVER(frozen_p99, (double)s->frozen_p99)
+SERVER(minor_faults, (double)s->minor_faults)
+SERVER(major_faults, (double)s->major_faults)
+#undef LOAD
+#undef SERVER
+
+static const phase_figure phase_figures[] = {
+    {"rps", "warmup_rps", "req/s", rps},
+    {"server_rps", "warmup_server_rps", "req/s", server_rps},
+    {"requests", "warmup_requests", "requests", requests},
+    {"server_requests", "warmup_server_requests", "requests", server_requests},
+    {"errors", "warmup_errors", "requests", errors},
+    {"p50_ms", "warmup_p50_ms", "ms", p50},
+    {"p99_ms", "warmup_p99_ms", "ms", p99},
+    {"max_ms", "warmup_max_ms", "ms", max},
+    {"server_p50_ms", "warmup_server_p50_ms", "ms", server_p50},
+    {"server_p99_ms", "warmup_server_p99_ms", "ms", server_p99},
+    {"server_max_ms", "warmup_server_max_ms", "ms", server_max},
+    {"rss_peak_mib", "warmup_rss_peak_mib", "MiB", rss_peak},
+    {"stack_alloc_mib", "warmup_stack_alloc_mib", "MiB", stack_alloc},
+    {"stack_resident_mib", "warmup_stack_resident_mib", "MiB", stack_resident},
+    {"chunk_allocs", "warmup_chunk_allocs", "", chunk_allocs},
+    {"chunk_reuses", "warmup_chunk_reuses", "", chunk_reuses},
+    {"chunk_grows", "warmup_chunk_grows", "", chunk_grows},
+    {"chunk_trims", "warmup_chunk_trims", "", chunk_trims},
+    {"capacity_mean", "warmup_capacity_mean", "B", capacity_mean},
+    {"capacity_p99", "warmup_capacity_p99", "B", capacity_p99},
+    {"frozen_mean", "warmup_frozen_mean", "B", frozen_mean},
+    {"frozen_p99", "warmup_frozen_p99", "B", frozen_p99},
+    {"minor_faults", "warmup_minor_faults", "", minor_faults},
+    {"major_faults", "warmup_major_faults", "", major_faults},
+};
+
+/* The figures of one run, the same names in the same order on every rank: each phase's,
+ * then the run's memory group and what the server was granted. */
 static void add_figures(const ld_job_input *in, const outcome *o)
 {
     const ld_pool_config *pc = in->cfg->opts;
-    const ld_pool_stats *w = &o->warm, *s = &o->steady;
-    const ld_load_result *l = &o->load;
+    const phase steady = {&o->load, &o->steady}, warm = {&o->warm_load, &o->warm};
+    const ld_pool_stats *s = &o->steady;
     ld_figures *f = in->figures;
-    double secs = l->seconds > 0 ? l->seconds : 1,
-           ssecs = s->seconds > 0 ? s->seconds : 1;
-    ld_figure_add(f, "rps", (double)l->requests / secs, "req/s");
+    for (size_t k = 0; k < LD_LEN(phase_figures); k++)
+        ld_figure_add(f, phase_figures[k].name, phase_figures[k].value(&steady),
+                      phase_figures[k].unit);
+    for (size_t k = 0; k < LD_LEN(phase_figures); k++)
+        ld_figure_add(f, phase_figures[k].warmup_name, phase_figures[k].value(&warm),
+                      phase_figures[k].unit);
     ld_figure_add(f, "rps_limit",
                   pc->think_ms > 0 ? pc->connections * 1e3 / pc->think_ms : 0, "req/s");
-    ld_figure_add(f, "server_rps", (double)s->requests / ssecs, "req/s");
-    ld_figure_add(f, "warmup_rps",
-                  o->warm_load.seconds > 0
-                      ? (double)o->warm_load.requests / o->warm_load.seconds
-                      : 0,
-                  "req/s");
-    ld_figure_add(f, "requests", (double)l->requests, "requests");
-    ld_figure_add(f, "server_requests", (double)s->requests, "requests");
-    ld_figure_add(f, "errors", (double)(l->errors + s->errors), "requests");
-    ld_figure_add(f, "p50_ms", l->p50_ns / 1e6, "ms");
-    ld_figure_add(f, "p99_ms", l->p99_ns / 1e6, "ms");
-    ld_figure_add(f, "max_ms", l->max_ns / 1e6, "ms");
-    ld_figure_add(f, "server_p50_ms", s->latency_p50_ns / 1e6, "ms");
-    ld_figure_add(f, "server_p99_ms", s->latency_p99_ns / 1e6, "ms");
-    ld_figure_add(f, "server_max_ms", s->latency_max_ns / 1e6, "ms");
-    ld_figure_add(f, "rss_peak_mib", (double)s->rss_peak / MIB, "MiB");
     ld_figure_add(f, "cgroup_peak_mib", (double)s->cgroup_peak / MIB, "MiB");
-    ld_figure_add(f, "stack_alloc_mib",
-                  (double)(w->stack_allocated + s->stack_allocated) / MIB, "MiB");
-    ld_figure_add(f, "stack_resident_mib", (double)s->stack_resident / MIB, "MiB");
-    ld_figure_add(f, "chunk_allocs", (double)(w->chunk_allocs + s->chunk_allocs), "");
-    ld_figure_add(f, "chunk_reuses", (double)(w->chunk_reuses + s->chunk_reuses), "");
-    ld_figure_add(f, "chunk_grows", (double)(w->chunk_grows + s->chunk_grows), "");
-    ld_figure_add(f, "chunk_trims", (double)(w->chunk_trims + s->chunk_trims), "");
-    ld_figure_add(f, "warmup_capacity_mean", (double)w->capacity_mean, "B");
-    ld_figure_add(f, "warmup_frozen_mean", (double)w->frozen_mean, "B");
-    ld_figure_add(f, "capacity_mean", (double)s->capacity_mean, "B");
-    ld_figure_add(f, "capacity_p99", (double)s->capacity_p99, "B");
-    ld_figure_add(f, "frozen_mean", (double)s->frozen_mean, "B");
-    ld_figure_add(f, "frozen_p99", (double)s->frozen_p99, "B");
-    ld_figure_add(f, "minor_faults", (double)(w->minor_faults + s->minor_faults), "");
-    ld_figure_add(f, "major_faults", (double)(w->major_faults + s->major_faults), "");
     ld_figure_add(f, "limit_hits", (double)s->limit_hits, "");
     ld_figure_add(f, "oom", (double)s->oom, "");
     ld_figure_add(f, "oom_kills", (double)s->oom_kills, "");

@@ -40,7 +40,7 @@ static const char usage[] =
     "  --mem-limit BYTES      a memory cgroup's limit (default: none)\n"
     "  --connections N        clients expected, and pooled threads (default 10000)\n"
     "  --backend-conns N      backend calls in flight at once (default 4096)\n"
-    "  --warmup-depth N       frames of the warm-up's call path (default 8)\n"
+    "  --warmup-depth N       frames of the warm-up's call path (default 4)\n"
     "  --trim-after K         pooled-trim: the trim policy's K (default 8)\n";
 
 /* One line and exit 2: this program's users are loomdist and whoever reads this. */
@@ -232,7 +232,7 @@ int main(int argc, char **argv)
                       .mode = LD_POOL_FRESH,
                       .connections = 10000,
                       .backend_conns = 4096,
-                      .warmup_depth = 8,
+                      .warmup_depth = 4,
                       .trim_after = 8,
                       .carriers = {.stack_mode = LD_STACK_COPY}},
               .stack_size = LD_GT_STACK_DEFAULT};

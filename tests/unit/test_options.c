@@ -2,7 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "models.h"
 #include "options.h"
+#include "pool.h"
 #include "settle.h"
 #include "var.h"
 
@@ -42,6 +44,10 @@ static const bad_case bad[] = {
     {{"--latency-scale=2", "--jobs", "var"},
      "--latency-scale is an option of the settle job, which this run does not select: "
      "add it to --jobs, or drop the option"},
+    /* A shared option is refused only when no job that declares it runs. */
+    {{"--jobs", "settle", "--mem-limit", "1000"},
+     "--mem-limit is an option of the models job, which this run does not select: add "
+     "it to --jobs, or drop the option"},
     {{"--iterations", "0"}, "--iterations must be at least 1, not 0"},
     {{"--stack-size", "4"}, "--stack-size must be at least 16, not 4"},
     {{"--latency-scale", "0"}, "--latency-scale must be between 1e-06 and 1000, not 0"},
@@ -52,7 +58,7 @@ static const bad_case bad[] = {
     {{"--partition", "round"}, "--partition takes block|cyclic, not 'round'"},
     {{"--stack-mode", "shared"}, "--stack-mode takes copy|own, not 'shared'"},
     {{"--jobs", "settle,foo"},
-     "--jobs: unknown job 'foo' (jobs: settle, var, micro, models)"},
+     "--jobs: unknown job 'foo' (jobs: settle, var, micro, models, pool)"},
     {{"--strategies", "gren"},
      "--strategies: unknown strategy 'gren' (see --help for the list)"},
     {{"--strategies", "settle/pool"},
@@ -244,13 +250,32 @@ static int check_declarations(void)
     return fails != 0;
 }
 
+/* An option two jobs declare goes to both, given once, and either job running is
+ * enough for it. */
+static int check_shared(void)
+{
+    char *both[] = {"loomdist", "--jobs", "models,pool", "--mem-limit", "12345"};
+    char *one[] = {"loomdist", "--mem-limit=777", "--jobs=pool"};
+    ld_options o;
+    char err[256];
+    size_t m = ld_job_index(&ld_models_job), p = ld_job_index(&ld_pool_job);
+    int fails = ld_options_parse(&o, 5, both, err, sizeof err) != LD_OPTIONS_RUN;
+    fails += ((const ld_models_config *)o.job_config[m])->profile.mem_limit != 12345;
+    fails += ((const ld_pool_config *)o.job_config[p])->profile.mem_limit != 12345;
+    fails += ld_options_parse(&o, 3, one, err, sizeof err) != LD_OPTIONS_RUN;
+    fails += ((const ld_pool_config *)o.job_config[p])->profile.mem_limit != 777;
+    if (fails)
+        fprintf(stderr, "FAIL shared options\n");
+    return fails != 0;
+}
+
 int main(void)
 {
     int fails = 0;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         fails += check_bad(&bad[i]);
     fails += check_defaults() + check_selection() + check_help_version();
-    fails += check_test_faults() + check_declarations();
+    fails += check_test_faults() + check_declarations() + check_shared();
     if (fails) {
         fprintf(stderr, "%d option checks failed\n", fails);
         return 1;
