@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <uv.h>
 
@@ -51,6 +52,8 @@ static const char usage[] =
     "  --pipeline N           requests per connection read and not yet answered, past\n"
     "                         it reading pauses (default 32)\n"
     "  --quiet                no stats on stderr when it ends\n"
+    "  --stop-on-eof          stop, as at SIGTERM, when standard input ends: a parent\n"
+    "                         that holds the other end stops it by dying too\n"
     "  -h, --help             this text\n";
 
 /* A bad argument: one line, exit 2. */
@@ -115,10 +118,12 @@ enum {
     OPT_REQUESTS,
     OPT_TIMEOUT,
     OPT_PIPELINE,
-    OPT_QUIET
+    OPT_QUIET,
+    OPT_STDIN
 };
 
-static int quiet; /* --quiet: no stats on stderr at the end */
+static int quiet;      /* --quiet: no stats on stderr at the end */
+static int stdin_stop; /* --stop-on-eof: the end of stdin stops it, as SIGTERM does */
 
 static const struct option long_opts[] = {
     {"listen", required_argument, NULL, OPT_LISTEN},
@@ -130,6 +135,7 @@ static const struct option long_opts[] = {
     {"request-timeout", required_argument, NULL, OPT_TIMEOUT},
     {"pipeline", required_argument, NULL, OPT_PIPELINE},
     {"quiet", no_argument, NULL, OPT_QUIET},
+    {"stop-on-eof", no_argument, NULL, OPT_STDIN},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -174,6 +180,9 @@ static void parse_args(int argc, char **argv, struct sockaddr_storage *ss,
         case OPT_QUIET:
             quiet = 1;
             break;
+        case OPT_STDIN:
+            stdin_stop = 1;
+            break;
         case 'h':
             fputs(usage, stdout);
             exit(0);
@@ -190,19 +199,35 @@ static void parse_args(int argc, char **argv, struct sockaddr_storage *ss,
 typedef struct ch_main {
     ld_clearinghouse *ch;
     uv_signal_t sigint, sigterm;
+    uv_poll_t input; /* --stop-on-eof: stdin */
     ld_clearinghouse_stats stats;
 } ch_main;
 
-/* SIGINT or SIGTERM: keep the stats, close everything, and let uv_run return. */
-static void on_signal(uv_signal_t *h, int signum)
+/* SIGINT, SIGTERM or the end of stdin: keep the stats, close everything, and let
+ * uv_run return. */
+static void stop(ch_main *m)
 {
-    ch_main *m = h->data;
-
-    (void)signum;
     ld_clearinghouse_stats_get(m->ch, &m->stats);
     ld_clearinghouse_close(m->ch);
     uv_close((uv_handle_t *)&m->sigint, NULL);
     uv_close((uv_handle_t *)&m->sigterm, NULL);
+    if (stdin_stop)
+        uv_close((uv_handle_t *)&m->input, NULL);
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    (void)signum;
+    stop(h->data);
+}
+
+/* Whatever stdin brings is read and dropped; its end stops the service. */
+static void on_input(uv_poll_t *h, int status, int events)
+{
+    char buf[256];
+    (void)events;
+    if (status < 0 || read(0, buf, sizeof buf) <= 0)
+        stop(h->data);
 }
 
 int main(int argc, char **argv)
@@ -229,6 +254,11 @@ int main(int argc, char **argv)
     uv_signal_init(&loop, &m.sigterm);
     uv_signal_start(&m.sigint, on_signal, SIGINT);
     uv_signal_start(&m.sigterm, on_signal, SIGTERM);
+    if (stdin_stop) {
+        m.input.data = &m;
+        uv_poll_init(&loop, &m.input, 0);
+        uv_poll_start(&m.input, UV_READABLE | UV_DISCONNECT, on_input);
+    }
     uv_ip_name((struct sockaddr *)&ss, name, sizeof name);
     printf(ss.ss_family == AF_INET6 ? CH_NAME ": listening on http://[%s]:%d\n"
                                     : CH_NAME ": listening on http://%s:%d\n",

@@ -55,9 +55,9 @@ static int backend_start(const ld_pool_config *pc, pool_prepared *pp)
     if (rc != 0)
         return rc;
     snprintf(conns, sizeof conns, "%" PRIu64, pc->backend_conns + 64);
-    char *argv[] = {exe,   "--listen", "127.0.0.1:0", "--max-connections",
-                    conns, "--quiet",  NULL};
-    rc = ld_child_spawn(&pp->backend, argv, 0);
+    char *argv[] = {exe,   "--listen", "127.0.0.1:0",   "--max-connections",
+                    conns, "--quiet",  "--stop-on-eof", NULL};
+    rc = ld_child_spawn(&pp->backend, argv, 1); /* it stops when this process ends */
     if (rc == 0 && (pp->port = backend_port(&pp->backend)) <= 0) {
         rc = pp->port < 0 ? pp->port : -EPROTO;
         ld_child_wait(&pp->backend, 0, NULL);
@@ -93,8 +93,7 @@ void ld_pool_release(void *prepared)
     pool_prepared *pp = prepared;
     if (!pp)
         return;
-    kill(pp->backend.pid, SIGTERM);
-    ld_child_wait(&pp->backend, START_MS, NULL);
+    ld_child_wait(&pp->backend, START_MS, NULL); /* its stdin ends: it stops */
     free(pp);
 }
 

@@ -122,4 +122,10 @@ grep -q "^clearinghouse: $served checks served" "$work/one.err" ||
 start two --max-connections 2 --request-timeout 1000
 [ "$(code "/counterparty?trade=3&$q")" = 200 ] || fail "with bounds"
 stop "$pid" INT two
-echo "clearinghouse cli: help, bad input, address in use, curl, signals: ok"
+# --stop-on-eof: the end of stdin stops it, as its parent's death would; --quiet keeps
+# the stats to itself.
+(sleep 0.3) | timeout 10 "$bin" --listen 127.0.0.1:0 --stop-on-eof --quiet \
+    > "$work/eof.out" 2> "$work/eof.err" || fail "--stop-on-eof did not end it, 0"
+grep -q "listening on" "$work/eof.out" && [ ! -s "$work/eof.err" ] ||
+    fail "--stop-on-eof --quiet: $(cat "$work/eof.out" "$work/eof.err")"
+echo "clearinghouse cli: help, bad input, address in use, curl, signals, eof: ok"
