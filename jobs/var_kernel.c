@@ -473,3 +473,13 @@ double ld_var_closed_form(const ld_trade *t)
     double x = (LD_VAR_DRIFT - 0.5 * LD_VAR_VOL * LD_VAR_VOL) + LD_VAR_VOL * LD_VAR_Z05;
     return -notional * (exp(x) - 1.0);
 }
+
+void ld_var_pnl(double *z, uint32_t n, const ld_trade *t)
+{
+    var_pnl(z, n, (double)t->price_cents / 100.0, (double)t->notional_cents / 100.0);
+}
+
+uint32_t ld_var_index(uint32_t sims)
+{
+    return var_index(sims);
+}

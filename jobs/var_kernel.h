@@ -34,6 +34,14 @@ double ld_var_trade(const ld_trade *t, uint64_t seed, uint32_t sims,
  * NaN in the same cases as ld_var_trade. */
 double ld_var_order_stat(double *pnl, uint32_t n, uint32_t k, enum ld_var_kernel kernel);
 
+/* ld_var_trade's steps, for a caller that pauses between them (the mixed job's
+ * shared-yield): the trade's draws fill z from its LD_STREAM_VAR stream (ld_pcg32_
+ * normal_fill, in pieces or at once), ld_var_pnl turns z[0..n) into their P&L in
+ * place, any piece alone, and the VaR is then -ld_var_order_stat(z, sims,
+ * ld_var_index(sims), kernel), bit for bit ld_var_trade's for either kernel. */
+void ld_var_pnl(double *z, uint32_t n, const ld_trade *t);
+uint32_t ld_var_index(uint32_t sims);
+
 /* The closed-form one-day GBM VaR of t at the same confidence, for checking. */
 double ld_var_closed_form(const ld_trade *t);
 
