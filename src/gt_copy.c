@@ -35,7 +35,6 @@ int ld_copy_run_map(ld_stack *run, size_t size)
     ld_stack_unpoison_fresh(base + page, size);
     run->lo = base + page;
     run->size = size;
-    run->next = NULL;
     run->guard = LD_GUARD_SHARED;
 #ifdef LD_STACK_VALGRIND
     run->vg_id = VALGRIND_STACK_REGISTER(run->lo, base + page + size);

@@ -29,8 +29,13 @@
 #define SLAB_SLOTS_MIN 64u
 #define SLAB_SLOTS_MAX 16384u
 
-/* Stacks moved between a cache and its depot in one go, under one lock. */
+/* Stacks moved between a cache and its depot in one go, under one lock (a power of
+ * two, the least a cache's ring holds); stacks a reserve carves and gives in one go. */
 #define DEPOT_BATCH 32u
+#define RESERVE_BATCH 256u
+
+/* How many stacks ahead of a spawn the cache starts fetching one (ld_stack_get). */
+#define STACK_PREFETCH 6u
 
 /* One mapping, carved from its low end up. */
 typedef struct stack_slab {
@@ -46,8 +51,10 @@ struct ld_stack_depot {
     size_t size;     /* usable bytes of each stack, header included; or of a chunk */
     size_t slot;     /* bytes of each slot: overflow page and stack; or a chunk */
     size_t run_size; /* copy mode: usable bytes of each scheduler's run stack */
-    ld_stack *free;
+    ld_stack **free; /* free stacks, the last given last; room for every one carved */
     size_t nfree;
+    size_t room;                /* entries `free` can hold */
+    size_t carved;              /* stacks carved from every slab */
     stack_slab *slabs;          /* newest first */
     _Atomic size_t page_guards; /* PROT_NONE pages taken from the process budget */
     _Atomic int advice;         /* 1 while MADV_GUARD_INSTALL has not been refused */
@@ -205,6 +212,7 @@ void ld_stack_depot_destroy(ld_stack_depot *p)
     }
     atomic_fetch_sub(&stack_page_guards, atomic_load(&p->page_guards));
     pthread_mutex_destroy(&p->lock);
+    free(p->free);
     free(p);
 }
 
@@ -282,7 +290,6 @@ static ld_stack *slot_setup(ld_stack_depot *p, char *base)
     st->touched = 0;
     st->lo = lo;
     st->size = p->size;
-    st->next = NULL;
 #ifdef LD_STACK_VALGRIND
     st->vg_id = VALGRIND_STACK_REGISTER(lo, (char *)st);
 #endif
@@ -300,13 +307,29 @@ static ld_stack *chunk_setup(char *base)
     chunk->touched = 0;
     chunk->lo = NULL;
     chunk->size = 0;
-    chunk->next = NULL;
     return chunk;
 }
 
-/* Up to `want` fresh slots: their addresses are claimed under the lock, and set up
- * after it, so two carriers carving at once wait only for the claim. */
-static size_t depot_carve(ld_stack_depot *p, size_t want, ld_stack **list, int *rc)
+/* Room in the depot's array for n more stacks carved, under its lock: the array holds
+ * every stack carved, so giving stacks back never needs to grow it. */
+static int depot_room(ld_stack_depot *p, size_t n)
+{
+    size_t room = p->room * 2 > p->carved + n ? p->room * 2 : p->carved + n;
+    ld_stack **free;
+
+    if (p->carved + n <= p->room)
+        return 0;
+    free = realloc(p->free, room * sizeof *free);
+    if (free == NULL)
+        return -ENOMEM;
+    p->free = free;
+    p->room = room;
+    return 0;
+}
+
+/* Up to `want` fresh slots into out: their addresses are claimed under the lock, and
+ * set up after it, so two carriers carving at once wait only for the claim. */
+static size_t depot_carve(ld_stack_depot *p, size_t want, ld_stack **out, int *rc)
 {
     char *base;
     size_t n, i;
@@ -322,50 +345,49 @@ static size_t depot_carve(ld_stack_depot *p, size_t want, ld_stack **list, int *
     /* NOLINTNEXTLINE(clang-analyzer-core.NullDereference): depot_grow made a slab */
     n = p->slabs->slots - p->slabs->carved;
     n = n < want ? n : want;
+    *rc = depot_room(p, n);
+    if (*rc != 0) {
+        pthread_mutex_unlock(&p->lock);
+        return 0;
+    }
     base = p->slabs->base + p->slabs->carved * p->slot;
     p->slabs->carved += n;
+    p->carved += n;
     pthread_mutex_unlock(&p->lock);
-    for (i = 0; i < n; i++) {
-        ld_stack *st = p->mode == LD_STACK_COPY ? chunk_setup(base + i * p->slot)
-                                                : slot_setup(p, base + i * p->slot);
-        st->next = *list;
-        *list = st;
-    }
+    for (i = 0; i < n; i++)
+        out[i] = p->mode == LD_STACK_COPY ? chunk_setup(base + i * p->slot)
+                                          : slot_setup(p, base + i * p->slot);
     return n;
 }
 
-/* Move up to `want` free stacks of the depot onto list. */
-static size_t depot_take_free(ld_stack_depot *p, size_t want, ld_stack **list)
+/* Up to `want` of the depot's free stacks into out, the most recently given first. */
+static size_t depot_take(ld_stack_depot *p, size_t want, ld_stack **out)
 {
-    size_t n = 0;
+    size_t n, i;
 
     pthread_mutex_lock(&p->lock);
-    while (n < want && p->free != NULL) {
-        ld_stack *st = p->free;
-        p->free = st->next;
-        st->next = *list;
-        *list = st;
-        n++;
-    }
+    n = p->nfree < want ? p->nfree : want;
+    for (i = 0; i < n; i++)
+        out[i] = p->free[p->nfree - n + i];
     p->nfree -= n;
     pthread_mutex_unlock(&p->lock);
     return n;
 }
 
-/* Put a list of `n` stacks on the depot's free list. */
-static void depot_give(ld_stack_depot *p, ld_stack *head, ld_stack *tail, size_t n)
+/* Put n stacks on the depot's free array, which has room for all it ever carved. */
+static void depot_give(ld_stack_depot *p, ld_stack *const *st, size_t n)
 {
     pthread_mutex_lock(&p->lock);
-    tail->next = p->free;
-    p->free = head;
+    memcpy(p->free + p->nfree, st, n * sizeof *st);
     p->nfree += n;
     pthread_mutex_unlock(&p->lock);
 }
 
+/* Carved a batch at a time, each batch given to the depot under one lock. */
 int ld_stack_depot_reserve(ld_stack_depot *p, size_t n)
 {
     for (;;) {
-        ld_stack *list = NULL, *tail;
+        ld_stack *batch[RESERVE_BATCH];
         size_t got, have;
         int rc;
 
@@ -374,76 +396,118 @@ int ld_stack_depot_reserve(ld_stack_depot *p, size_t n)
         pthread_mutex_unlock(&p->lock);
         if (have >= n)
             return 0;
-        got = depot_carve(p, n - have, &list, &rc);
+        got = depot_carve(p, n - have < RESERVE_BATCH ? n - have : RESERVE_BATCH, batch,
+                          &rc);
         if (got == 0)
             return rc != 0 ? rc : -ENOMEM;
-        for (tail = list; tail->next != NULL; tail = tail->next)
-            ;
-        depot_give(p, list, tail, got);
+        depot_give(p, batch, got);
     }
 }
 
+/* The cache's ring holds `cap` stacks and a refill's batch, in a power of two. */
 int ld_stack_cache_init(ld_stack_cache *c, ld_stack_depot *depot, size_t size,
                         enum ld_stack_mode mode, size_t cap)
 {
-    c->free = NULL;
+    size_t slots = DEPOT_BATCH;
+    int rc = 0;
+
+    while (slots < cap)
+        slots *= 2;
+    c->ring = malloc(slots * sizeof *c->ring);
+    if (c->ring == NULL)
+        return -ENOMEM;
+    c->mask = slots - 1;
+    c->first = 0;
     c->count = 0;
-    c->cap = cap;
+    c->cap = cap != 0 ? cap : 1;
     c->own_depot = depot == NULL;
     c->depot = depot;
-    return depot != NULL ? 0 : ld_stack_depot_create(&c->depot, size, mode);
+    if (depot == NULL)
+        rc = ld_stack_depot_create(&c->depot, size, mode);
+    if (rc != 0)
+        free(c->ring);
+    return rc;
+}
+
+/* The n oldest stacks of the cache back to its depot: the ring's run from `first`,
+ * in at most two pieces. */
+static void cache_give_oldest(ld_stack_cache *c, size_t n)
+{
+    size_t run = c->mask + 1 - c->first;
+
+    if (run > n)
+        run = n;
+    depot_give(c->depot, c->ring + c->first, run);
+    if (n > run)
+        depot_give(c->depot, c->ring, n - run);
+    c->first = (c->first + n) & c->mask;
+    c->count -= n;
 }
 
 void ld_stack_cache_fini(ld_stack_cache *c)
 {
-    ld_stack *tail = c->free;
-
-    if (tail != NULL) {
-        while (tail->next != NULL)
-            tail = tail->next;
-        depot_give(c->depot, c->free, tail, c->count);
-    }
-    c->free = NULL;
-    c->count = 0;
+    cache_give_oldest(c, c->count);
+    free(c->ring);
+    c->ring = NULL;
     if (c->own_depot)
         ld_stack_depot_destroy(c->depot);
     c->depot = NULL;
 }
 
-/* The cache first, then a batch from the depot's free stacks, then newly carved ones. */
-ld_stack *ld_stack_get(ld_stack_cache *c)
+/* Start fetching the lines a spawn writes in st: in own mode its header and the first
+ * frame just below it, in copy mode the chunk's header and the room the first frame
+ * is frozen in. Stacks in the cache are mostly cold, and the array, unlike a list
+ * linked through them, names the next ones before any of them is read. */
+static void stack_prefetch(const ld_stack *st)
 {
-    ld_stack *st = c->free;
+    const char *p = (const char *)st;
+
+    __builtin_prefetch(p - 64, 1);
+    __builtin_prefetch(p, 1);
+    __builtin_prefetch(p + 64, 1);
+    __builtin_prefetch(p + 128, 1);
+    __builtin_prefetch(p + 192, 1);
+}
+
+/* An empty cache takes a batch from the depot's free stacks, else newly carved ones. */
+static size_t cache_refill(ld_stack_cache *c)
+{
+    size_t want = DEPOT_BATCH, i;
     int rc;
 
-    if (st == NULL) {
-        c->count += depot_take_free(c->depot, DEPOT_BATCH, &c->free);
-        if (c->free == NULL)
-            c->count += depot_carve(c->depot, DEPOT_BATCH, &c->free, &rc);
-        st = c->free;
-        if (st == NULL)
-            return NULL;
-    }
-    c->free = st->next;
+    c->first = 0;
+    c->count = depot_take(c->depot, want, c->ring);
+    if (c->count == 0)
+        c->count = depot_carve(c->depot, want, c->ring, &rc);
+    for (i = c->count > STACK_PREFETCH ? c->count - STACK_PREFETCH : 0; i < c->count; i++)
+        stack_prefetch(c->ring[i]);
+    return c->count;
+}
+
+/* The newest stack of the cache; the one STACK_PREFETCH places behind it starts
+ * coming in now, for a spawn soon after. */
+ld_stack *ld_stack_get(ld_stack_cache *c)
+{
+    if (c->count == 0 && cache_refill(c) == 0)
+        return NULL;
     c->count--;
-    return st;
+    if (c->count >= STACK_PREFETCH)
+        stack_prefetch(c->ring[(c->first + c->count - STACK_PREFETCH) & c->mask]);
+    return c->ring[(c->first + c->count) & c->mask];
 }
 
 /* A thread's last frames never return, so ASan still has their redzones poisoned:
- * clear them before the stack is reused. Past the cap the stack goes to the depot,
- * where other schedulers can have it. */
+ * clear them before the stack is reused. A full cache gives its oldest batch to the
+ * depot, where other schedulers can have them, and keeps the stacks still warm. */
 void ld_stack_put(ld_stack_cache *c, ld_stack *st)
 {
 #ifdef LD_CTX_ASAN
     if (st->guard != LD_GUARD_SHARED)
         ASAN_UNPOISON_MEMORY_REGION(st->lo, (size_t)((char *)st - (char *)st->lo));
 #endif
-    if (c->count >= c->cap) {
-        depot_give(c->depot, st, st, 1);
-        return;
-    }
-    st->next = c->free;
-    c->free = st;
+    if (c->count >= c->cap)
+        cache_give_oldest(c, c->count < DEPOT_BATCH ? c->count : DEPOT_BATCH);
+    c->ring[(c->first + c->count) & c->mask] = st;
     c->count++;
 }
 

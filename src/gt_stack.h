@@ -56,13 +56,12 @@
 
 enum ld_stack_guard { LD_GUARD_ADVICE, LD_GUARD_PAGE, LD_GUARD_CANARY, LD_GUARD_SHARED };
 
-/* The start of a slot's header: what the stack is, and its free-list link. */
+/* The start of a slot's header: what the stack is. */
 typedef struct ld_stack {
-    void *lo;              /* lowest usable byte; the overflow page lies just below */
-    size_t size;           /* usable bytes, a multiple of the page size */
-    struct ld_stack *next; /* free list link while the stack is unused */
-    unsigned char guard;   /* enum ld_stack_guard */
-    unsigned char fresh;   /* own mode: carved and not yet given to a thread */
+    void *lo;            /* lowest usable byte; the overflow page lies just below */
+    size_t size;         /* usable bytes, a multiple of the page size */
+    unsigned char guard; /* enum ld_stack_guard */
+    unsigned char fresh; /* own mode: carved and not yet given to a thread */
 #ifdef LD_STACK_VALGRIND
     unsigned vg_id; /* valgrind's name for the registered stack */
 #endif
@@ -71,14 +70,18 @@ typedef struct ld_stack {
                          or last trimmed: kept when the stack is reused */
 } ld_stack;
 
-/* One scheduler's stacks: a free list of its own in front of a depot that may be
- * shared, so most spawns and ends take no lock. */
+/* One scheduler's stacks: free ones of its own in front of a depot that may be
+ * shared, so most spawns and ends take no lock. Both keep arrays of pointers, never
+ * lists through the stacks, so taking one reads no cold stack to find the next. */
 typedef struct ld_stack_cache {
     ld_stack_depot *depot;
-    int own_depot;  /* the depot was made for this cache, and dies with it */
-    ld_stack *free; /* stacks ready for reuse, most recently used first */
-    size_t count;   /* on the free list */
-    size_t cap;     /* past this many, freed stacks go back to the depot */
+    int own_depot;   /* the depot was made for this cache, and dies with it */
+    ld_stack **ring; /* stacks ready for reuse, a ring of mask + 1 from the oldest at
+                        `first` to the most recently put, taken first */
+    size_t mask;
+    size_t first;
+    size_t count; /* in the ring */
+    size_t cap;   /* a put to a cache of this many gives its oldest to the depot */
 } ld_stack_cache;
 
 /* A cache over depot, or over a private depot of `size` usable bytes in `mode` when
