@@ -1,5 +1,6 @@
 /* registry.c: the table of jobs. A new job is one entry here. */
 #include "micro.h"
+#include "mixed.h"
 #include "models.h"
 #include "pool.h"
 #include "settle.h"
@@ -7,8 +8,8 @@
 
 #include <string.h>
 
-const ld_job *const ld_jobs[] = {&ld_settle_job, &ld_var_job, &ld_micro_job,
-                                 &ld_models_job, &ld_pool_job};
+const ld_job *const ld_jobs[] = {&ld_settle_job, &ld_var_job,  &ld_micro_job,
+                                 &ld_models_job, &ld_pool_job, &ld_mixed_job};
 const size_t ld_njobs = sizeof ld_jobs / sizeof ld_jobs[0];
 
 _Static_assert(sizeof ld_jobs / sizeof ld_jobs[0] <= LD_MAX_JOBS,
