@@ -1,0 +1,44 @@
+#!/bin/sh
+# The mixed job, small, in one of four cases; check_mixed.py reads the file.
+#   one     every layout on one rank, against settle's green and var's pool
+#   ranks   the same on two ranks
+#   bad     bad input exits 2 with one line and writes nothing
+#   figure  a sweep of --yield-every, and the figure analysis/mixed_sweep.py makes of it
+set -eu
+case=$1 loomdist=$2 python=$3 dir=$4/$1 src=$5
+rm -rf "$dir" && mkdir -p "$dir"
+small="--trades 200 --sims 2000 --latency-scale 0.02 --yield-every 100 --warmup 0
+ --iterations 2 --quiet"
+# settle's green and var's pool run on their own, as the results are compared across
+# files of one seed; the alone phases inside each mixed run are compared in it too.
+alone="--jobs settle,var --strategies green,pool --trades 200 --sims 2000
+ --latency-scale 0.02 --quiet"
+case $case in
+one)
+    "$loomdist" $alone --output "$dir/alone.h5" > /dev/null
+    "$loomdist" $small --jobs mixed --output "$dir/mixed.h5" > "$dir/table.txt" ;;
+ranks)
+    "$loomdist" $alone --output "$dir/alone.h5" > /dev/null
+    mpirun -n 2 "$loomdist" $small --jobs mixed --output "$dir/mixed.h5" \
+        > "$dir/table.txt" ;;
+bad)
+    for arg in "--yield-every 0" "--settle-cpus 0" "--yield-every x"; do
+        rc=0
+        "$loomdist" --jobs mixed $arg --output "$dir/bad.h5" > "$dir/out.txt" 2>&1 ||
+            rc=$?
+        [ "$rc" -eq 2 ] || { echo "$arg: exit $rc, not 2" >&2; exit 1; }
+        [ "$(wc -l < "$dir/out.txt")" -eq 1 ] || { cat "$dir/out.txt"; exit 1; }
+        [ ! -e "$dir/bad.h5" ] || { echo "$arg: wrote a file" >&2; exit 1; }
+    done
+    exit 0 ;;
+figure)
+    for k in 50 400 2000; do
+        "$loomdist" $small --jobs mixed --yield-every $k \
+            --output "$dir/k$k.h5" > /dev/null
+    done
+    "$python" "$src/analysis/mixed_sweep.py" --out "$dir/sweep" "$dir"/k*.h5
+    exec "$python" "$(dirname "$0")/check_mixed.py" figure "$dir/sweep" "$dir"/k*.h5 ;;
+*) echo "unknown case $case" >&2; exit 2 ;;
+esac
+grep -q "settle_p99_ms" "$dir/table.txt"
+exec "$python" "$(dirname "$0")/check_mixed.py" "$case" "$dir/mixed.h5" "$dir/alone.h5"
