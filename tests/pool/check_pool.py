@@ -49,11 +49,27 @@ def check_capacity(figs):
         assert fresh["capacity_mean"] < 1.5 * fresh["frozen_mean"], fresh
 
 
+def check_killed(fig):
+    """Killed by the kernel for want of memory, and said so with the group's own
+    counters; or, where no group could be made, not limited and said so."""
+    if fig["clamped"] == 2:
+        assert fig["mem_limit_mib"] == 0 and fig["killed"] == 0, fig
+        return
+    assert fig["mem_limit_mib"] == 2, fig["mem_limit_mib"]
+    assert fig["killed"] == 1 and fig["oom_kills"] >= 1, fig
+    assert fig["limit_hits"] > 0 and 0 < fig["cgroup_peak_mib"] <= 2, fig
+    assert fig["rps"] == 0, fig["rps"]
+
+
 def main(case, path):
     with h5py.File(path, "r") as f:
         present = [s for s in STRATEGIES if s in f["pool"]]
         tool = "wrk" if case == "wrk" else "builtin"
         figs = {s: figures(f, s) for s in present}
+        if case == "killed":
+            check_killed(figs["pooled"])
+            print("pool killed: ok")
+            return
         for s, fig in figs.items():
             check_served(fig, s, tool)
             if case == "limited":
