@@ -311,21 +311,25 @@ static uint64_t gt_capacity(const ld_sched *s, const ld_gt *g)
     return ld_stack_touched_bytes(&g->stack, s->page);
 }
 
-/* A spawned thread's capacity becomes resident; with own stacks, its stack is either
- * carved fresh, its header's page first touched, or reused with what it had touched. */
+/* A spawned thread's capacity becomes resident: in copy mode its chunk's room, as it
+ * has no spill yet (said outright, not read back from the chunk just written: that
+ * load waits for the cold line). An own stack is either carved fresh, its header's
+ * page first touched, or reused with what it had touched. */
 static void sched_count_spawn(ld_sched *s, ld_gt *g)
 {
     ld_gt_stack_stats *st = &s->stats;
 
     g->small_run = 0;
     g->small_max = 0;
-    if (s->run.lo == NULL) {
-        st->chunk_allocs += g->stack.fresh;
-        st->chunk_reuses += !g->stack.fresh;
-        if (g->stack.fresh)
-            st->bytes_allocated += gt_capacity(s, g);
-        g->stack.fresh = 0;
+    if (s->run.lo != NULL) {
+        st->bytes_resident += LD_STACK_CHUNK_ROOM;
+        return;
     }
+    st->chunk_allocs += g->stack.fresh;
+    st->chunk_reuses += !g->stack.fresh;
+    if (g->stack.fresh)
+        st->bytes_allocated += gt_capacity(s, g);
+    g->stack.fresh = 0;
     st->bytes_resident += gt_capacity(s, g);
 }
 

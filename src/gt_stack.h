@@ -80,8 +80,9 @@ typedef struct ld_stack_cache {
                         `first` to the most recently put, taken first */
     size_t mask;
     size_t first;
-    size_t count; /* in the ring */
-    size_t cap;   /* a put to a cache of this many gives its oldest to the depot */
+    size_t count;      /* in the ring */
+    size_t cap;        /* a put to a cache of this many gives its oldest to the depot */
+    int prefetch_from; /* where, from a stack's header, a spawn's writes start */
 } ld_stack_cache;
 
 /* A cache over depot, or over a private depot of `size` usable bytes in `mode` when
