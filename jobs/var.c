@@ -31,6 +31,18 @@ void ld_var_scratch_free(double **scratch, size_t n)
     free(scratch);
 }
 
+/* Which copy of the kernel's vector loops ran (ld_var_path: 0 generic, 1 AVX2,
+ * 2 AVX-512), a figure of every run, so that runs on different paths are told apart. */
+static int var_enter(const ld_job_config *cfg, const ld_strategy *s, ld_job_config *run,
+                     ld_figures *figures, void **scope)
+{
+    (void)cfg;
+    (void)s;
+    (void)run;
+    *scope = NULL;
+    return figures ? ld_figure_add(figures, "kernel_path", (double)ld_var_path(), "") : 0;
+}
+
 static const ld_strategy var_strategies[] = {
     {"sequential", "one thread, trade after trade", ld_var_sequential, LD_ON_ONE},
     {"green", "misused on purpose: one green thread per trade on the carriers",
@@ -72,4 +84,5 @@ const ld_job ld_var_job = {
               LD_TABLE_MEMORY, LD_TABLE_IMBALANCE},
     .reports = {LD_REPORT_PER_TASK, LD_REPORT_SPEEDUP},
     .baseline = "sequential",
+    .enter = var_enter,
 };

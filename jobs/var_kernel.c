@@ -23,13 +23,23 @@
 #pragma STDC FP_CONTRACT OFF
 #endif
 
-/* Two doubles, one SSE2 or NEON register. GCC and Clang lower these operators to
- * packed instructions at any optimisation level, where the plain loop would wait for
- * -O3. Each lane does exactly the scalar IEEE operations. */
+/* Eight doubles, one AVX-512 register, two AVX2 registers or four SSE2 or NEON ones:
+ * GCC and Clang lower these operators to whatever the target has, and each lane does
+ * exactly the scalar IEEE operations, so every instruction set gives the same bits. */
+typedef double var_vd __attribute__((vector_size(64)));
+typedef uint64_t var_vu __attribute__((vector_size(64)));
+typedef int64_t var_vi __attribute__((vector_size(64))); /* compares give -1 or 0 */
 typedef double var_v2 __attribute__((vector_size(16)));
-typedef uint64_t var_u2 __attribute__((vector_size(16)));
-typedef int64_t var_i2 __attribute__((vector_size(16))); /* compares give -1 or 0 */
+typedef int64_t var_i2 __attribute__((vector_size(16)));
 
+/* The helpers that pass these by value are always inlined, so no call ever passes one
+ * and GCC's note that the ABI for them differs with AVX-512 does not apply. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+#define VAR_LANES 8u
+#define VD(x) ((var_vd){(x), (x), (x), (x), (x), (x), (x), (x)})
 #define V2(x) ((var_v2){(x), (x)})
 
 /* 2^(j/32) for j = 0..31, correctly rounded from 50 digits, in hex to show the bits. */
@@ -56,50 +66,58 @@ static const double var_exp2_tab[32] = {
  * low bits of the sum. ln2/32 is split in two, the high part with 20 trailing zero
  * bits so that k*hi is exact. e^r - 1 is its Taylor series to r^6: the next term is
  * below 4e-18. The scale 2^m goes straight into the exponent bits of the table entry. */
-static inline var_v2 var_exp(var_v2 x)
+static inline __attribute__((always_inline)) var_vd var_exp(var_vd x)
 {
-    const var_v2 shift = V2(0x1.8p52);
-    var_v2 t = x * V2(0x1.71547652b82fep+5) + shift;
-    var_v2 k = t - shift;
-    var_v2 r = (x - k * V2(0x1.62e42fee00000p-6)) - k * V2(0x1.a39ef35793c76p-38);
-    var_u2 bits;
+    const var_vd shift = VD(0x1.8p52);
+    var_vd t = x * VD(0x1.71547652b82fep+5) + shift;
+    var_vd k = t - shift;
+    var_vd r = (x - k * VD(0x1.62e42fee00000p-6)) - k * VD(0x1.a39ef35793c76p-38);
+    var_vu bits;
     memcpy(&bits, &t, sizeof bits);
-    var_u2 j = bits & 31u;
-    var_v2 tab = {var_exp2_tab[j[0]], var_exp2_tab[j[1]]};
-    var_u2 scaled;
+    var_vu j = bits & 31u;
+    var_vd tab = VD(0.0);
+    for (unsigned l = 0; l < VAR_LANES; l++)
+        tab[l] = var_exp2_tab[j[l]];
+    var_vu scaled;
     memcpy(&scaled, &tab, sizeof scaled);
     scaled += (bits >> 5u) << 52u;
-    var_v2 s;
+    var_vd s;
     memcpy(&s, &scaled, sizeof s);
-    var_v2 r2 = r * r;
-    var_v2 em1 =
-        r + r2 * ((V2(1.0 / 2) + r * V2(1.0 / 6)) +
-                  r2 * ((V2(1.0 / 24) + r * V2(1.0 / 120)) + r2 * V2(1.0 / 720)));
+    var_vd r2 = r * r;
+    var_vd em1 =
+        r + r2 * ((VD(1.0 / 2) + r * VD(1.0 / 6)) +
+                  r2 * ((VD(1.0 / 24) + r * VD(1.0 / 120)) + r2 * VD(1.0 / 720)));
     return s + s * em1;
 }
 
-/* The study's P&L of two draws, operation for operation:
+/* The study's P&L of eight draws, operation for operation:
  * sim = price*exp((mu - sigma^2/2) + sigma*z), pnl = notional*((sim - price)/price). */
-static inline var_v2 var_pnl2(var_v2 z, double price, double notional)
+static inline __attribute__((always_inline)) var_vd var_pnl8(var_vd z, double price,
+                                                             double notional)
 {
     const double drift = LD_VAR_DRIFT - 0.5 * LD_VAR_VOL * LD_VAR_VOL;
-    var_v2 sim = V2(price) * var_exp(V2(drift) + V2(LD_VAR_VOL) * z);
-    return V2(notional) * ((sim - V2(price)) / V2(price));
+    var_vd sim = VD(price) * var_exp(VD(drift) + VD(LD_VAR_VOL) * z);
+    return VD(notional) * ((sim - VD(price)) / VD(price));
 }
 
-/* Turn every z of a[0..n) into its P&L in place. An odd last element goes through the
- * same vector code, so its value does not depend on where it sits. */
-static void var_pnl(double *a, uint32_t n, double price, double notional)
+/* Turn every z of a[0..n) into its P&L in place. The last few elements go through the
+ * same vector code, padded, so a value does not depend on where it sits. */
+static inline __attribute__((always_inline)) void
+var_pnl_body(double *a, uint32_t n, double price, double notional)
 {
     uint32_t i = 0;
-    for (; i + 2 <= n; i += 2) {
-        var_v2 v;
+    for (; i + VAR_LANES <= n; i += VAR_LANES) {
+        var_vd v;
         memcpy(&v, a + i, sizeof v);
-        v = var_pnl2(v, price, notional);
+        v = var_pnl8(v, price, notional);
         memcpy(a + i, &v, sizeof v);
     }
-    if (i < n)
-        a[i] = var_pnl2((var_v2){a[i], a[i]}, price, notional)[0];
+    if (i < n) {
+        var_vd v = VD(a[i]);
+        memcpy(&v, a + i, (n - i) * sizeof a[0]);
+        v = var_pnl8(v, price, notional);
+        memcpy(a + i, &v, (n - i) * sizeof a[0]);
+    }
 }
 
 /* Sift a[root] down the max-heap a[0..n). */
@@ -130,33 +148,50 @@ static void var_heapsort(double *a, uint32_t n)
     }
 }
 
-/* Smallest and largest of a[0..n), n >= 1. Four independent pairs of named scalars
- * (an array would stay in memory at -O2) let the min and max chains overlap. */
-static void var_minmax(const double *a, uint32_t n, double *lo, double *hi)
+/* Lane by lane, the lesser and greater of a and b: one compare and two selects, which
+ * every instruction set has. The values hold no NaN. */
+static inline __attribute__((always_inline)) var_vd var_vmin(var_vd a, var_vd b)
 {
-    double l0 = a[0], l1 = a[0], l2 = a[0], l3 = a[0];
-    double h0 = a[0], h1 = a[0], h2 = a[0], h3 = a[0];
+    var_vi lt = a < b;
+    return (var_vd)((lt & (var_vi)a) | (~lt & (var_vi)b));
+}
+
+static inline __attribute__((always_inline)) var_vd var_vmax(var_vd a, var_vd b)
+{
+    var_vi gt = a > b;
+    return (var_vd)((gt & (var_vi)a) | (~gt & (var_vi)b));
+}
+
+/* Smallest and largest of a[0..n), n >= 1, eight lanes at a time; the tail is padded
+ * with a[0], which changes neither. */
+static inline __attribute__((always_inline)) void
+var_minmax_body(const double *a, uint32_t n, double *lo, double *hi)
+{
+    var_vd l = VD(a[0]), h = VD(a[0]);
     uint32_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        l0 = a[i] < l0 ? a[i] : l0;
-        h0 = a[i] > h0 ? a[i] : h0;
-        l1 = a[i + 1] < l1 ? a[i + 1] : l1;
-        h1 = a[i + 1] > h1 ? a[i + 1] : h1;
-        l2 = a[i + 2] < l2 ? a[i + 2] : l2;
-        h2 = a[i + 2] > h2 ? a[i + 2] : h2;
-        l3 = a[i + 3] < l3 ? a[i + 3] : l3;
-        h3 = a[i + 3] > h3 ? a[i + 3] : h3;
+    for (; i + VAR_LANES <= n; i += VAR_LANES) {
+        var_vd v;
+        memcpy(&v, a + i, sizeof v);
+        l = var_vmin(l, v);
+        h = var_vmax(h, v);
     }
-    for (; i < n; i++) {
-        l0 = a[i] < l0 ? a[i] : l0;
-        h0 = a[i] > h0 ? a[i] : h0;
+    var_vd v = VD(a[0]);
+    memcpy(&v, a + i, (n - i) * sizeof a[0]);
+    l = var_vmin(l, v);
+    h = var_vmax(h, v);
+    *lo = l[0];
+    *hi = h[0];
+    for (unsigned k = 1; k < VAR_LANES; k++) {
+        *lo = l[k] < *lo ? l[k] : *lo;
+        *hi = h[k] > *hi ? h[k] : *hi;
     }
-    *lo = fmin(fmin(l0, l1), fmin(l2, l3));
-    *hi = fmax(fmax(h0, h1), fmax(h2, h3));
 }
 
 /* The sort orders values by a 22-bit key, their place between the minimum and the
- * maximum, in two counting passes of 11 bits each: 2^11 counters fit in L1. */
+ * maximum, in two counting passes of 11 bits each: 2^11 counters fit in L1. Three
+ * passes of 8 bits (256 open runs, 16 KiB of lines, in any L1) and keys computed once
+ * and carried along were both slower here: the added pass and the key traffic cost
+ * more than the L2 stores they save. */
 #define LD_VAR_DIGIT_BITS 11u
 #define LD_VAR_DIGITS (1u << LD_VAR_DIGIT_BITS)
 #define LD_VAR_DIGIT_MASK (LD_VAR_DIGITS - 1u)
@@ -166,6 +201,102 @@ static void var_minmax(const double *a, uint32_t n, double *lo, double *hi)
 static inline uint32_t var_key(double x, double lo, double scale)
 {
     return (uint32_t)((x - lo) * scale);
+}
+
+/* The kernel's vector loops, one copy per instruction set. */
+typedef struct var_simd {
+    // cppcheck-suppress unusedStructMember
+    void (*pnl)(double *a, uint32_t n, double price, double notional);
+    // cppcheck-suppress unusedStructMember
+    void (*minmax)(const double *a, uint32_t n, double *lo, double *hi);
+} var_simd;
+
+#define VAR_SIMD_COPY(suffix, target)                                                    \
+    target static void var_pnl_##suffix(double *a, uint32_t n, double price,             \
+                                        double notional)                                 \
+    {                                                                                    \
+        var_pnl_body(a, n, price, notional);                                             \
+    }                                                                                    \
+    target static void var_minmax_##suffix(const double *a, uint32_t n, double *lo,      \
+                                           double *hi)                                   \
+    {                                                                                    \
+        var_minmax_body(a, n, lo, hi);                                                   \
+    }
+
+VAR_SIMD_COPY(generic, )
+#define VAR_SIMD_ENTRY(suffix)                                                           \
+    {                                                                                    \
+        var_pnl_##suffix, var_minmax_##suffix                                            \
+    }
+
+/* Wider copies where the compiler can target them and the CPU has them, chosen at run
+ * time; none may use FMA (see FP_CONTRACT above), and none does: the targets below do
+ * not include it. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define VAR_HAVE_X86 1
+VAR_SIMD_COPY(avx2, __attribute__((target("avx2"))))
+VAR_SIMD_COPY(avx512, __attribute__((target("avx512f,avx512dq"))))
+#endif
+
+static const var_simd var_simds[LD_VAR_PATHS] = {
+    VAR_SIMD_ENTRY(generic),
+#ifdef VAR_HAVE_X86
+    VAR_SIMD_ENTRY(avx2),
+    VAR_SIMD_ENTRY(avx512),
+#endif
+};
+
+static const char *const var_path_names[LD_VAR_PATHS] = {"generic", "avx2", "avx512"};
+
+/* Whether this CPU and build can run path p. */
+static int var_path_runs(enum ld_var_path p)
+{
+#ifdef VAR_HAVE_X86
+    __builtin_cpu_init();
+    if (p == LD_VAR_PATH_AVX512)
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+    if (p == LD_VAR_PATH_AVX2)
+        return __builtin_cpu_supports("avx2");
+#endif
+    return p == LD_VAR_PATH_GENERIC;
+}
+
+/* The widest path the CPU runs, or the one LD_VAR_PATH names (for tests that compare
+ * the paths; one the CPU cannot run falls back to the widest it can). Chosen once. */
+static enum ld_var_path var_path_choose(void)
+{
+    const char *want = getenv("LD_VAR_PATH");
+    for (int p = 0; want && p < LD_VAR_PATHS; p++)
+        if (strcmp(want, var_path_names[p]) == 0 && var_path_runs((enum ld_var_path)p))
+            return (enum ld_var_path)p;
+    for (int p = LD_VAR_PATHS - 1; p > 0; p--)
+        if (var_path_runs((enum ld_var_path)p))
+            return (enum ld_var_path)p;
+    return LD_VAR_PATH_GENERIC;
+}
+
+enum ld_var_path ld_var_path(void)
+{
+    static _Atomic int chosen = -1; /* any thread may choose: they all choose alike */
+    int p = chosen;
+    if (p < 0)
+        chosen = p = (int)var_path_choose();
+    return (enum ld_var_path)p;
+}
+
+const char *ld_var_path_name(enum ld_var_path p)
+{
+    return (unsigned)p < LD_VAR_PATHS ? var_path_names[p] : "unknown";
+}
+
+static const var_simd *var_simd_now(void)
+{
+    return &var_simds[ld_var_path()];
+}
+
+static void var_pnl(double *a, uint32_t n, double price, double notional)
+{
+    var_simd_now()->pnl(a, n, price, notional);
 }
 
 /* Insertion sort with a budget of moves: 0 when a[0..n) is sorted, -1 when the budget
@@ -225,7 +356,7 @@ static int var_sort(double *a, uint32_t n)
     double lo, hi;
     if (n < 2)
         return 0;
-    var_minmax(a, n, &lo, &hi);
+    var_simd_now()->minmax(a, n, &lo, &hi);
     if (!(lo < hi))
         return 0; /* all equal */
     double scale = (double)(LD_VAR_DIGITS * LD_VAR_DIGITS - 1u) / (hi - lo);

@@ -21,6 +21,23 @@ enum ld_var_kernel {
     LD_VAR_SELECT = 1, /* the same order statistic found by selection, no full sort */
 };
 
+/* The instruction sets the kernel's vector loops have a copy for. Every path gives the
+ * same bits; only the speed differs. */
+enum ld_var_path {
+    LD_VAR_PATH_GENERIC = 0, /* the baseline of the build's target (SSE2 on x86-64) */
+    LD_VAR_PATH_AVX2 = 1,
+    LD_VAR_PATH_AVX512 = 2, /* AVX-512 F and DQ */
+    LD_VAR_PATHS = 3,
+};
+
+/* The path this process takes: the widest the CPU runs, chosen on the first call.
+ * Tests may name one in the environment variable LD_VAR_PATH (generic, avx2 or
+ * avx512) to compare them; a path the CPU cannot run is never taken. */
+enum ld_var_path ld_var_path(void);
+
+/* "generic", "avx2" or "avx512". */
+const char *ld_var_path_name(enum ld_var_path p);
+
 /* The VaR of trade t, in currency units (dollars). scratch holds at least sims doubles
  * and is overwritten by either kernel; sims must be at least 1. The sort kernel
  * allocates a second buffer of sims doubles for itself. NaN for a NULL argument, sims

@@ -15,12 +15,20 @@ static int selected(const ld_options *o, size_t j, size_t s)
     return (o->selected[j] >> s) & 1u;
 }
 
+/* Strategies of job j selected in o. */
+static size_t job_selected(const ld_options *o, size_t j)
+{
+    size_t n = 0;
+    for (size_t s = 0; s < ld_jobs[j]->nstrategies; s++)
+        n += (size_t)selected(o, j, s);
+    return n;
+}
+
 static size_t count_selected(const ld_options *o)
 {
     size_t n = 0;
     for (size_t j = 0; j < ld_njobs; j++)
-        for (size_t s = 0; s < ld_jobs[j]->nstrategies; s++)
-            n += (size_t)selected(o, j, s);
+        n += job_selected(o, j);
     return n;
 }
 
@@ -143,11 +151,15 @@ static int run_with_stacks(MPI_Comm comm, const ld_options *o,
 }
 
 /* The warm-up a strategy gets: --warmup, or, when that is 0, one iteration for the
- * first strategy of a job with a baseline, so that the speedups over the baseline
- * do not carry the first run's cold caches and page faults. */
-static unsigned warmup_of(const ld_options *o, const ld_job *job, int first)
+ * first strategy of a job with a baseline when it runs beside others, so that the
+ * speedups over the baseline do not carry the first run's cold caches and page
+ * faults. A strategy that runs alone has no speedup to protect: it runs once, and its
+ * whole process can be timed against another program's. */
+static unsigned warmup_of(const ld_options *o, size_t j, int first)
 {
-    if (o->warmup > 0 || !first || !ld_job_reports(job, LD_REPORT_SPEEDUP))
+    const ld_job *job = ld_jobs[j];
+    if (o->warmup > 0 || !first || !ld_job_reports(job, LD_REPORT_SPEEDUP) ||
+        job_selected(o, j) < 2)
         return (unsigned)o->warmup;
     return 1;
 }
@@ -215,7 +227,7 @@ static int run_job(MPI_Comm comm, const ld_options *o, const ld_node *node,
         *r = (ld_record){.job = job, .strategy = &job->strategies[s], .bound_ns = bound};
         r->threads = ld_job_threads(job, &cfg, r->strategy);
         ok = run_with_stacks(comm, o, &cfg, share, prepared,
-                             warmup_of(o, job, *at - 1 == first), r) == 0;
+                             warmup_of(o, j, *at - 1 == first), r) == 0;
     }
     if (prepared)
         (job->release ? job->release : free)(prepared);
