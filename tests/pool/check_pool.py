@@ -61,7 +61,23 @@ def check_killed(fig):
     assert fig["rps"] == 0, fig["rps"]
 
 
-def main(case, path):
+def check_report(path, report):
+    """The analysis' table holds a row per strategy, with the file's own rate."""
+    with open(report) as r:
+        rows = [line.split("|") for line in r if line.startswith("| pool.h5 |")]
+    with h5py.File(path, "r") as f:
+        for s in STRATEGIES:
+            mine = [row for row in rows if row[2].strip() == s]
+            assert len(mine) == 1, (s, rows)
+            rps = float(np.mean(f["pool"][s]["rps"][...]))
+            assert mine[0][3].strip() == f"{rps:,.0f}", (s, mine[0][3], rps)
+    print("pool report: ok")
+
+
+def main(case, path, report=None):
+    if case == "report":
+        check_report(path, report)
+        return
     with h5py.File(path, "r") as f:
         present = [s for s in STRATEGIES if s in f["pool"]]
         tool = "wrk" if case == "wrk" else "builtin"
@@ -94,4 +110,4 @@ def main(case, path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(*sys.argv[1:])

@@ -53,4 +53,8 @@ bad) # refused before any process starts: exit 2, one line, no file
 *) echo "unknown case $case" >&2; exit 2 ;;
 esac
 grep -q "pool figures" "$dir/table.txt"
-exec "$python" "$(dirname "$0")/check_pool.py" "$case" "$dir/pool.h5"
+"$python" "$(dirname "$0")/check_pool.py" "$case" "$dir/pool.h5"
+# the analysis' table of the same run: a row per strategy, each with its rate
+[ "$case" = copy ] || exit 0
+"$(dirname "$0")/../../analysis/loomdist-pool" -o "$dir/report" "$dir/pool.h5" > /dev/null
+exec "$python" "$(dirname "$0")/check_pool.py" report "$dir/pool.h5" "$dir/report/pool.md"
