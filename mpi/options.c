@@ -436,7 +436,7 @@ static const ld_opt *given_idle(const ld_options *o, const parse_state *ps)
             int used = 0;
             if (!(ps->given[j] >> k & 1))
                 continue;
-            for (const ld_opt *x; !used && (x = next_opt(opt->name, len, &d)); d++)
+            for (; !used && next_opt(opt->name, len, &d); d++)
                 used = o->selected[d - 1] != 0;
             if (!used)
                 return opt;

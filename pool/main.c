@@ -215,14 +215,16 @@ static void serve_commands(ld_pool_server *srv, const ld_profile *p)
     char line[256];
     while (fgets(line, sizeof line, stdin)) {
         ld_pool_stats st;
-        if (strncmp(line, "phase", 5) == 0 && ld_pool_server_phase(srv, &st) == 0)
-            print_stats(&st, p);
-        else if (strncmp(line, "stats", 5) == 0 && ld_pool_server_stats(srv, &st) == 0)
-            print_stats(&st, p);
-        else if (strncmp(line, "quit", 4) == 0)
+        int phase = strncmp(line, "phase", 5) == 0;
+        if (strncmp(line, "quit", 4) == 0)
             return;
-        else
+        if (!phase && strncmp(line, "stats", 5) != 0) {
             fprintf(stderr, NAME ": unknown command %s", line);
+            continue;
+        }
+        if ((phase ? ld_pool_server_phase(srv, &st) : ld_pool_server_stats(srv, &st)) ==
+            0)
+            print_stats(&st, p);
     }
 }
 
