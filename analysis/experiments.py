@@ -30,6 +30,7 @@ OPTION_WORDS = {
     "stack_mode": lambda v: f"{v} stacks", "stack_kib": lambda v: f"{v} KiB stacks",
     "workers": lambda v: "workers one per CPU" if v == 0 else f"workers {v}",
     "carriers": lambda v: "carriers one per CPU" if v == 0 else f"carriers {v}",
+    "cpu_model": lambda v: f"CPU {v}", "cpu_flags": lambda v: f"flags {v.replace(',', ' ')}",
 }
 
 

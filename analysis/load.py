@@ -87,13 +87,18 @@ class Run:
     strategies: dict = field(default_factory=dict)  # (job, strategy) -> Strategy
     job_options: dict = field(default_factory=dict)  # job -> the options its results use
     job_key_from: dict = field(default_factory=dict)  # job -> KEY_FROM_* it was read from
+    cpu: dict = field(default_factory=dict)  # cpu_model, cpu_flags where the file has them
 
     def experiment_key(self, job):
         """A job's rows are one experiment only when every option that changes that
-        job's results agrees: the driver's (the book, the stacks) and the job's own. The
-        key is a sorted tuple of (name, value) pairs, so runs that recorded different
-        options never share one. A job with no options of its own uses the file's."""
-        return tuple(sorted(self.job_options.get(job, self.options).items()))
+        job's results agrees: the driver's (the book, the stacks) and the job's own, and
+        only when they ran on the same CPU: its model and instruction-set flags, where
+        the file records them, join the key, so runs from different CPUs are never
+        pooled. The key is a sorted tuple of (name, value) pairs, so runs that recorded
+        different options never share one. A job with no options of its own uses the
+        file's."""
+        options = dict(self.job_options.get(job, self.options), **self.cpu)
+        return tuple(sorted(options.items()))
 
     @property
     def cores(self):
@@ -175,6 +180,9 @@ def read_options(attrs):
             options[name] = None
     return options, listed
 
+
+# Root attributes naming the CPU a run had: they join every experiment key.
+CPU_ATTRS = ("cpu_model", "cpu_flags")
 
 KEY_FROM_JOB = "job's result_options"
 KEY_FROM_ROOT = "file's result_options"
@@ -345,7 +353,8 @@ def _read_run(path, f, notes):
               iterations=int(attrs.get("iterations", 0)), date=_text(attrs.get("date", "")),
               slurm_job_id=_text(attrs.get("slurm_job_id", "")), jobs_listed=listed,
               node_names=names, cpus=cpus, first_cpu=first, options=options,
-              options_listed=options_listed)
+              options_listed=options_listed,
+              cpu={n: _text(attrs[n]) for n in CPU_ATTRS if n in attrs})
     for job in listed:
         if job not in f or not isinstance(f[job], h5py.Group) or not len(f[job]):
             notes.append(f"{path}: job {job} is listed in the jobs attribute but its "

@@ -82,7 +82,7 @@ const ld_job ld_var_job = {
     .result_size = sizeof(ld_var_result),
     .table = {LD_TABLE_TASKS, LD_TABLE_TIME, LD_TABLE_THROUGHPUT, LD_TABLE_THREADS,
               LD_TABLE_MEMORY, LD_TABLE_IMBALANCE},
-    .reports = {LD_REPORT_PER_TASK, LD_REPORT_SPEEDUP},
+    .reports = {LD_REPORT_PER_TASK, LD_REPORT_SPEEDUP, LD_REPORT_FIGURES},
     .baseline = "sequential",
     .enter = var_enter,
 };

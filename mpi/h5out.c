@@ -16,6 +16,7 @@ typedef struct slab {
 } slab;
 
 typedef struct writer {
+    MPI_Comm comm;
     hid_t file;
     hid_t dxpl; /* collective transfers */
     int rank, size;
@@ -215,6 +216,59 @@ static void write_job_options(writer *w, hid_t group, const ld_job *job)
     attr_string(w, group, "result_options", list);
 }
 
+/* The instruction-set flags that change how fast a kernel may run: a run's figures
+ * are only comparable with runs that had the same. */
+static const char *const cpu_flags_kept[] = {
+    "sse2",     "sse4_2",   "avx",      "avx2",  "fma", "avx512f",
+    "avx512dq", "avx512bw", "avx512vl", "asimd", "sve", NULL};
+
+/* Whether the space-separated list `list` has the word w. */
+static int has_word(const char *list, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = list; (p = strstr(p, w)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ' || p[-1] == '\t') &&
+            (p[n] == ' ' || p[n] == '\n' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* This CPU's model name and its kept flags, from /proc/cpuinfo ("" where it says
+ * nothing, as off Linux). */
+static void cpu_identity(char *model, size_t mlen, char *flags, size_t flen)
+{
+    model[0] = flags[0] = '\0';
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[8192];
+    while (f && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (!colon)
+            continue;
+        const char *v = colon + 1 + (colon[1] == ' ');
+        if (!model[0] && strncmp(line, "model name", 10) == 0)
+            snprintf(model, mlen, "%.*s", (int)strcspn(v, "\n"), v);
+        if (!flags[0] &&
+            (strncmp(line, "flags", 5) == 0 || strncmp(line, "Features", 8) == 0))
+            for (size_t k = 0; cpu_flags_kept[k]; k++)
+                if (has_word(v, cpu_flags_kept[k]))
+                    snprintf(flags + strlen(flags), flen - strlen(flags), "%s%s",
+                             flags[0] ? "," : "", cpu_flags_kept[k]);
+    }
+    if (f)
+        fclose(f);
+}
+
+/* Rank 0's CPU model and flags, as root attributes every rank writes alike. */
+static void write_cpu_attrs(writer *w)
+{
+    char model[256], flags[256];
+    cpu_identity(model, sizeof model, flags, sizeof flags);
+    MPI_Bcast(model, sizeof model, MPI_CHAR, 0, w->comm);
+    MPI_Bcast(flags, sizeof flags, MPI_CHAR, 0, w->comm);
+    attr_string(w, w->file, "cpu_model", model);
+    attr_string(w, w->file, "cpu_flags", flags);
+}
+
 static void write_root_attrs(writer *w, const ld_h5_context *c)
 {
     char mpi[MPI_MAX_LIBRARY_VERSION_STRING], jobs[256];
@@ -241,6 +295,7 @@ static void write_root_attrs(writer *w, const ld_h5_context *c)
     attr_i32(w, root, "iterations", (int)c->o->iterations);
     attr_string(w, root, "slurm_job_id", job_id ? job_id : "");
     attr_string(w, root, "jobs", jobs);
+    write_cpu_attrs(w);
 }
 
 /* /ranks: one row per rank, each rank writing its own. */
@@ -470,7 +525,7 @@ int ld_h5_write(MPI_Comm comm, const ld_h5_context *c)
 {
     char tmp[LD_OUTPUT_MAX + 8];
     ld_h5_temp_name(c->o->output, tmp, sizeof tmp);
-    writer w = {.failed = 0};
+    writer w = {.comm = comm, .failed = 0};
     MPI_Comm_rank(comm, &w.rank);
     MPI_Comm_size(comm, &w.size);
     slab s = {.total = c->o->trades, .offset = c->share->offset, .count = c->share->n};

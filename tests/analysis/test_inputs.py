@@ -7,6 +7,7 @@ import shutil
 import sys
 import unittest
 
+import h5py
 import synth
 from reporting import report, rows
 
@@ -154,6 +155,33 @@ class StackModes(unittest.TestCase):
         for row in rows(out, "seed"):
             by_experiment.setdefault(row["experiment"], set()).add(row["tasks"])
         self.assertEqual(len(by_experiment), 2)
+
+
+class Cpus(unittest.TestCase):
+    """Runs of one book on different CPUs (model or instruction-set flags) are separate
+    experiments, never pooled; runs on the same CPU pool as before."""
+    @staticmethod
+    def _write(path, model, flags, noise_seed):
+        synth.write_run(path, noise_seed=noise_seed)
+        with h5py.File(path, "a") as f:
+            f.attrs["cpu_model"], f.attrs["cpu_flags"] = model, flags
+
+    def test_cpus_are_not_pooled(self):
+        runs = folder("cpus")
+        self._write(os.path.join(runs, "a1.h5"), "CPU A", "sse2,avx2", 1)
+        self._write(os.path.join(runs, "a2.h5"), "CPU A", "sse2,avx2", 2)
+        self._write(os.path.join(runs, "b.h5"), "CPU B", "sse2,avx2,avx512f", 3)
+        self._write(os.path.join(runs, "c.h5"), "CPU A", "sse2", 4)
+        out = os.path.join(WORK, "cpus-report")
+        status, stderr, _ = report(runs, out=out)
+        self.assertEqual(status, 0, stderr)
+        self.assertIn("inputs mix 3 experiments", stderr)
+        self.assertIn("CPU B", stderr)
+        self.assertIn("flags sse2 avx2 avx512f", stderr)
+        files = {}
+        for row in rows(out, "seed"):
+            files.setdefault(row["experiment"], set()).add(row["tasks"])
+        self.assertEqual(len(files), 3, "four files on three CPUs: a1 and a2 pool alone")
 
 
 if __name__ == "__main__":

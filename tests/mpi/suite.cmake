@@ -27,3 +27,9 @@ add_test(NAME mpi.same_as_before COMMAND ${LD_MPI_DIR}/test_same_as_before.sh
   ${CMAKE_SOURCE_DIR}/tests/data/before-plugins.h5)
 set_tests_properties(mpi.same_as_before PROPERTIES LABELS mpi TIMEOUT 120 RUN_SERIAL TRUE
   ENVIRONMENT "${LD_MPI_ENV}")
+
+# Every path of the VaR kernel the CPU runs gives the same VaRs, bit for bit.
+add_test(NAME mpi.var_paths COMMAND ${LD_MPI_DIR}/test_var_paths.sh $<TARGET_FILE:loomdist>
+  ${LD_PYTHON} ${CMAKE_CURRENT_BINARY_DIR}/mpi-var-paths)
+set_tests_properties(mpi.var_paths PROPERTIES LABELS "unit;mpi" TIMEOUT 120
+  ENVIRONMENT "${LD_MPI_ENV}")
