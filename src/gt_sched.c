@@ -120,6 +120,7 @@ struct ld_sched {
     uint64_t last_capacity;
     uint64_t last_times;
     uint32_t last_used;
+    uint32_t last_touched;   /* own mode: the touched depth of that freeze's stack */
     ld_gt_stack_stats stats; /* last: the histograms are large, and cold but for a few
                                 lines */
 };
@@ -417,13 +418,11 @@ static void sched_out_copy(ld_sched *s, ld_gt *g)
 }
 
 /* Own stacks, as g switches out: its depth raises the stack's high-water mark, and a
- * trim gives back what lies below it. Inlined into the direct yield (see above). The
- * trim must run off g's stack, so own mode's yields go through the scheduler when
- * trimming is on (sched_direct_next). */
-static inline __attribute__((always_inline)) void sched_out_own(ld_sched *s, ld_gt *g)
+ * trim gives back what lies below it. */
+static __attribute__((noinline)) void sched_out_own_counted(ld_sched *s, ld_gt *g,
+                                                            uint32_t depth)
 {
     ld_stack *st = &g->stack;
-    uint32_t depth = (uint32_t)((char *)st - (char *)g->ctx.sp);
     uint64_t capacity;
 
     if (depth > st->touched) {
@@ -440,6 +439,25 @@ static inline __attribute__((always_inline)) void sched_out_own(ld_sched *s, ld_
         capacity = ld_stack_touched_bytes(st, s->page);
     }
     sched_count_freeze(s, capacity, depth);
+    s->last_touched = st->touched;
+}
+
+/* A freeze of an own stack that repeats the last one counted, at the same depth of a
+ * stack as deep as that one's (so no growth, and the same capacity), with no trim to
+ * weigh, is one more of a run: a thread that yields in a loop pays two compares and
+ * an increment. Inlined into the direct yield, where the counting runs as the thread
+ * resumes; the rest is sched_out_own_counted. The trim must run off g's stack, so own
+ * mode's yields go through the scheduler when trimming is on (sched_direct_next). */
+static inline __attribute__((always_inline)) void sched_out_own(ld_sched *s, ld_gt *g)
+{
+    uint32_t depth = (uint32_t)((char *)&g->stack - (char *)g->ctx.sp);
+
+    if (depth == s->last_used && g->stack.touched == s->last_touched &&
+        s->trim_after == 0) {
+        s->last_times++;
+        return;
+    }
+    sched_out_own_counted(s, g, depth);
 }
 
 /* A thread that will resume has switched out: a freeze, in either mode. */
