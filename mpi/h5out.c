@@ -168,39 +168,53 @@ static void attr_option(writer *w, const ld_opt *opt, const void *config)
     }
 }
 
-/* Append to list the attribute names of the options in opts that change a result. */
-static void result_names(const ld_opt *opts, size_t n, char *list, size_t len)
+/* Whether the comma-separated list holds name. */
+static int listed(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *at = list; *at;) {
+        size_t n = strcspn(at, ",");
+        if (n == len && strncmp(at, name, len) == 0)
+            return 1;
+        at += n + (at[n] == ',');
+    }
+    return 0;
+}
+
+/* Append to list the attribute names of the options in opts that change a result and
+ * are not in it yet (jobs may share an option); with config, write each one appended as
+ * a root attribute. */
+static void result_names(writer *w, const ld_opt *opts, size_t n, const void *config,
+                         char *list, size_t len)
 {
     char name[64];
     for (size_t k = 0; k < n; k++) {
         if (!(opts[k].flags & LD_OPT_RESULT))
             continue;
         attr_name(&opts[k], name, sizeof name);
+        if (listed(list, name))
+            continue;
         if (list[0])
             strncat(list, ",", len - strlen(list) - 1);
         strncat(list, name, len - strlen(list) - 1);
+        if (config)
+            attr_option(w, &opts[k], config);
     }
 }
 
 /* Every option that changes a result, the driver's and each selected job's, as a
- * root attribute; `result_options` names them all, for the analysis' experiment key. */
+ * root attribute, once even where jobs share it; `result_options` names them all, for
+ * the analysis' experiment key. */
 static void write_result_options(writer *w, const ld_options *o)
 {
     char list[1024] = "";
     size_t n;
     const ld_opt *common = ld_options_common(&n);
-    result_names(common, n, list, sizeof list);
-    for (size_t k = 0; k < n; k++)
-        if (common[k].flags & LD_OPT_RESULT)
-            attr_option(w, &common[k], o);
-    for (size_t j = 0; j < ld_njobs; j++) {
-        if (!o->selected[j])
-            continue;
-        result_names(ld_jobs[j]->opts, ld_jobs[j]->nopts, list, sizeof list);
-        for (size_t k = 0; k < ld_jobs[j]->nopts; k++)
-            if (ld_jobs[j]->opts[k].flags & LD_OPT_RESULT)
-                attr_option(w, &ld_jobs[j]->opts[k], o->job_config[j]);
-    }
+    result_names(w, common, n, o, list, sizeof list);
+    for (size_t j = 0; j < ld_njobs; j++)
+        if (o->selected[j])
+            result_names(w, ld_jobs[j]->opts, ld_jobs[j]->nopts, o->job_config[j], list,
+                         sizeof list);
     attr_string(w, w->file, "result_options", list);
 }
 
@@ -211,8 +225,8 @@ static void write_job_options(writer *w, hid_t group, const ld_job *job)
     char list[1024] = "";
     size_t n;
     const ld_opt *common = ld_options_common(&n);
-    result_names(common, n, list, sizeof list);
-    result_names(job->opts, job->nopts, list, sizeof list);
+    result_names(w, common, n, NULL, list, sizeof list);
+    result_names(w, job->opts, job->nopts, NULL, list, sizeof list);
     attr_string(w, group, "result_options", list);
 }
 

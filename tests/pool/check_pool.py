@@ -74,9 +74,34 @@ def check_report(path, report):
     print("pool report: ok")
 
 
+def check_shared(path):
+    """--mem-limit given once for two jobs: one root attribute, named once in the
+    file's result_options and in each job's, and each job's run granted it (or, with
+    no memory group here, said to be clamped)."""
+    with h5py.File(path, "r") as f:
+        assert int(f.attrs["mem_limit"]) == 268435456, f.attrs["mem_limit"]
+        names = text(f.attrs["result_options"]).split(",")
+        assert names.count("mem_limit") == 1, names
+        for job, s in (("models", "green"), ("pool", "fresh")):
+            mine = text(f[job].attrs["result_options"]).split(",")
+            assert mine.count("mem_limit") == 1, (job, mine)
+            asked = float(np.mean(f[job][s]["mem_asked_mib"][...]))
+            granted = float(np.mean(f[job][s]["mem_limit_mib"][...]))
+            clamped = float(np.mean(f[job][s]["clamped"][...]))
+            assert asked == 256 and (granted == 256 or clamped == 2), (job, granted)
+    print("pool shared: ok")
+
+
+def text(v):
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
 def main(case, path, report=None):
     if case == "report":
         check_report(path, report)
+        return
+    if case == "shared":
+        check_shared(path)
         return
     with h5py.File(path, "r") as f:
         present = [s for s in STRATEGIES if s in f["pool"]]

@@ -17,7 +17,7 @@ add_test(NAME pool.load_cli COMMAND ${LD_POOL_DIR}/test_load_cli.sh
 list(APPEND LD_POOL_TESTS pool.spawn pool.load_parse pool.load_live pool.load_cli)
 
 # The job end to end: every strategy in both stack modes, a memory limit, and wrk.
-foreach(case copy own limited killed wrk bad)
+foreach(case copy own limited shared killed wrk bad)
   add_test(NAME pool.${case} COMMAND ${LD_POOL_DIR}/test_pool.sh ${case}
     $<TARGET_FILE:loomdist> ${LD_PYTHON} ${CMAKE_CURRENT_BINARY_DIR}/pool)
   set_tests_properties(pool.${case} PROPERTIES RUN_SERIAL TRUE SKIP_RETURN_CODE 77

@@ -5,6 +5,8 @@
 #              stacks, by fresh, whose recycled stacks keep their pages), not trimmed
 #   limited    pooled under a tight memory limit: reported as limited, with the
 #              group's counters (where a memory group can be made)
+#   shared     models and pool in one run, sharing --mem-limit: one root attribute,
+#              each job granted it
 #   killed     pooled under 2 MiB: OOM-killed, reported with the group's counters,
 #              and the run goes on (where a memory group can be made)
 #   wrk        fresh driven by wrk, where wrk is installed (else skipped: 77)
@@ -25,6 +27,9 @@ own) # own stacks keep whole pages: a warm-up 40 frames deep touches four
 limited)
     "$loomdist" $common --load builtin --strategies pooled --mem-limit 268435456 \
         > "$dir/table.txt" ;;
+shared) # one option, two jobs: each runs under it, and the file holds it once
+    "$loomdist" $common --jobs models,pool --tasks 100 --strategies green,fresh \
+        --load builtin --mem-limit 268435456 > "$dir/table.txt" ;;
 killed) # far too little memory: the OOM killer ends the server, and the run says so
     "$loomdist" $common --load builtin --strategies pooled --mem-limit 2097152 \
         > "$dir/table.txt" ;;
