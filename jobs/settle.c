@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* Latency range of each call in whole milliseconds, as the seed study drew them. */
@@ -40,6 +41,7 @@ static void settle_release(void *prepared)
     ld_settle_prepared *p = prepared;
     ld_settle_http_close(p->http);
     free(p->plans);
+    free(p->scratch);
     free(p);
 }
 
@@ -52,15 +54,19 @@ static int settle_prepare(const ld_job_config *cfg, const ld_trade *trades, size
     const ld_settle_config *sc = cfg->opts;
     ld_settle_prepared *p = calloc(1, sizeof *p);
     ld_settle_plan *plans = calloc(n ? n : 1, sizeof *plans);
-    int rc = p && plans ? 0 : -ENOMEM;
+    void *scratch = malloc((n ? n : 1) * LD_SETTLE_SCRATCH);
+    int rc = p && plans && scratch ? 0 : -ENOMEM;
     if (rc == 0 && sc->io == LD_SETTLE_HTTP)
         rc = ld_settle_http_open(&p->http, cfg);
     if (rc != 0) {
+        free(scratch);
         free(plans);
         free(p);
         return rc;
     }
+    memset(scratch, 0, (n ? n : 1) * LD_SETTLE_SCRATCH); /* its pages faulted in now */
     p->plans = plans;
+    p->scratch = scratch;
     int64_t longest = 0;
     for (size_t i = 0; i < n; i++) {
         ld_settle_plan_trade(&trades[i], cfg, &plans[i]);
@@ -107,7 +113,7 @@ static uint64_t settle_resident_bytes(const ld_job_config *cfg, size_t n)
     const ld_settle_config *sc = cfg->opts;
     uint64_t http = sc->io == LD_SETTLE_HTTP ? HTTP_BYTES_PER_TRADE : 0;
     return ld_gt_resident_bytes(cfg->stack_mode, cfg->stack_size, n) +
-           (uint64_t)n * (512 + http);
+           (uint64_t)n * (512 + LD_SETTLE_SCRATCH + http);
 }
 
 /* The threads strategy's pool; the others run on the carriers. */

@@ -57,10 +57,23 @@ typedef struct ld_settle_plan {
 typedef struct ld_settle_http ld_settle_http;
 
 /* What prepare leaves for every strategy. */
+/* Bytes of per-trade state a strategy may keep in the prepared scratch. */
+#define LD_SETTLE_SCRATCH 32
+
 typedef struct ld_settle_prepared {
     ld_settle_plan *plans; /* one per trade of the rank */
     ld_settle_http *http;  /* --io http: where the checks go; NULL under --io sleep */
+    /* LD_SETTLE_SCRATCH bytes per trade for the run's per-trade state, written once by
+     * prepare so that no strategy's clock pays for the first touch of its pages; the
+     * strategies run one at a time, each reusing it. */
+    void *scratch;
 } ld_settle_prepared;
+
+/* The scratch of the run in, LD_SETTLE_SCRATCH bytes per trade. */
+static inline void *ld_settle_scratch(const ld_job_input *in)
+{
+    return ((const ld_settle_prepared *)in->prepared)->scratch;
+}
 
 /* Trade i's plan. */
 static inline const ld_settle_plan *ld_settle_plan_of(const ld_job_input *in, size_t i)

@@ -28,6 +28,8 @@ typedef struct cb_trade {
     int failed; /* the first check that failed, or -1 */
 } cb_trade;
 
+_Static_assert(sizeof(cb_trade) <= LD_SETTLE_SCRATCH, "a trade must fit the scratch");
+
 /* One carrier's trades, the deadlines of their calls, and under --io http its
  * connections. */
 struct cb_carrier {
@@ -157,12 +159,11 @@ static int start_share(unsigned c, ld_sched *s, void *ctx)
 int ld_settle_callbacks(const ld_job_input *in)
 {
     cb_run r = {.in = in, .ncarriers = ld_carriers_count(in->cfg)};
-    r.trades = malloc((in->n ? in->n : 1) * sizeof *r.trades);
+    r.trades = ld_settle_scratch(in);
     r.carriers = calloc(r.ncarriers, sizeof *r.carriers);
-    int rc = r.trades && r.carriers ? ld_carriers_run(in->cfg, start_share, &r) : -ENOMEM;
+    int rc = r.carriers ? ld_carriers_run(in->cfg, start_share, &r) : -ENOMEM;
     for (unsigned c = 0; rc == 0 && r.carriers && c < r.ncarriers; c++)
         rc = r.carriers[c].rc;
     free(r.carriers);
-    free(r.trades);
     return ld_settle_end(in, rc);
 }

@@ -47,6 +47,7 @@ struct green_task {
     green_run *run;
     size_t index;
 };
+_Static_assert(sizeof(green_task) <= LD_SETTLE_SCRATCH, "a task must fit the scratch");
 
 /* What a carrier's trades share: its spawner, and under --io http its connections. */
 struct green_spawner {
@@ -239,16 +240,15 @@ static int settle_green_mode(const ld_job_input *in, enum monitor_mode mode)
 {
     green_run run = {.in = in, .mode = mode, .ncarriers = ld_carriers_count(in->cfg)};
     int rc = make_monitors(&run);
-    run.tasks = malloc((in->n ? in->n : 1) * sizeof *run.tasks);
+    run.tasks = ld_settle_scratch(in);
     run.carriers = calloc(run.ncarriers, sizeof *run.carriers);
-    if (rc == 0 && (!run.tasks || !run.carriers))
+    if (rc == 0 && !run.carriers)
         rc = -ENOMEM;
     if (rc == 0)
         rc = ld_carriers_run(in->cfg, spawn_share, &run);
     for (unsigned c = 0; rc == 0 && c < run.ncarriers; c++)
         rc = run.carriers[c].rc;
     free(run.carriers);
-    free(run.tasks);
     free_monitors(&run);
     return ld_settle_end(in, rc);
 }
