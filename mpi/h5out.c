@@ -506,6 +506,58 @@ static int write_strategy(writer *w, const ld_options *o, const ld_record *r, sl
     return rc;
 }
 
+/* /ranks/phase_ns, [phases][ranks] as the per-iteration datasets, its phase names in
+ * the attribute `phases`: rank 0 adds it to the closed file alone, so that it holds
+ * the write's own time. Returns 0 or -1; the reopening itself is not timed. */
+static int write_phases(const char *path, const int64_t *all, int ranks)
+{
+    hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    if (file < 0)
+        return -1;
+    writer w = {.file = file};
+    hsize_t dims[2] = {LD_PHASES, (hsize_t)ranks};
+    hid_t space = H5Screate_simple(2, dims, NULL);
+    hid_t dset = H5Dcreate2(file, "ranks/phase_ns", H5T_NATIVE_INT64, space, H5P_DEFAULT,
+                            H5P_DEFAULT, H5P_DEFAULT);
+    if (dset < 0 ||
+        H5Dwrite(dset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) < 0)
+        w.failed = 1;
+    if (dset >= 0) {
+        char names[256] = "";
+        for (int k = 0; k < LD_PHASES; k++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                     k ? "," : "", ld_phase_names[k]);
+        attr_string(&w, dset, "unit", "ns");
+        attr_string(&w, dset, "phases", names);
+        H5Dclose(dset);
+    }
+    H5Sclose(space);
+    return H5Fclose(file) < 0 || w.failed ? -1 : 0;
+}
+
+/* End the write phase and gather every rank's phases, [phase][rank], on rank 0, which
+ * adds them to the file. Returns ok on every rank. */
+static int record_phases(MPI_Comm comm, const char *path, ld_phases *ph, int rank,
+                         int size)
+{
+    ld_phases_end(ph, LD_PHASE_WRITE);
+    int64_t *all = rank == 0 ? malloc((size_t)size * LD_PHASES * sizeof *all) : NULL;
+    int64_t *t = rank == 0 ? malloc((size_t)size * LD_PHASES * sizeof *t) : NULL;
+    MPI_Gather(ph->ns, LD_PHASES, MPI_INT64_T, t, LD_PHASES, MPI_INT64_T, 0, comm);
+    int ok = 1;
+    if (rank == 0) {
+        ok = all && t;
+        for (int r = 0; ok && r < size; r++)
+            for (int k = 0; k < LD_PHASES; k++)
+                all[(size_t)k * (size_t)size + (size_t)r] = t[(size_t)r * LD_PHASES + k];
+        ok = ok && write_phases(path, all, size) == 0;
+    }
+    free(all);
+    free(t);
+    MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    return ok;
+}
+
 void ld_h5_temp_name(const char *output, char *out, size_t len)
 {
     snprintf(out, len, "%s.tmp", output);
@@ -554,6 +606,8 @@ int ld_h5_write(MPI_Comm comm, const ld_h5_context *c)
         ok &= H5Fclose(w.file) >= 0;
     }
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    if (ok)
+        ok = record_phases(comm, tmp, c->phases, w.rank, w.size);
     if (w.rank == 0) {
         if (ok && rename(tmp, c->o->output) != 0)
             ok = 0;

@@ -13,6 +13,7 @@
 #include "node.h"
 #include "options.h"
 #include "partition.h"
+#include "phases.h"
 #include "run.h"
 
 #define LD_SCHEMA_VERSION 1
@@ -22,6 +23,7 @@ typedef struct ld_h5_context {
     const ld_node *node;
     const ld_share *share;
     const ld_run *run;
+    ld_phases *phases;        /* the write ends its phase, then records them all */
     const char *command_line; /* the same on every rank */
     const char *date;         /* rank 0's start time, broadcast */
 } ld_h5_context;
@@ -30,7 +32,9 @@ typedef struct ld_h5_context {
  * leaves only this, and the next run with the same output overwrites it. */
 void ld_h5_temp_name(const char *output, char *out, size_t len);
 
-/* Collective: write the file under the temporary name, then rename it to o->output.
+/* Collective: write the file under the temporary name, end the write phase once it is
+ * closed, add every rank's phases to it as /ranks/phase_ns (a second, small write by
+ * rank 0 alone, itself not timed), then rename it to o->output.
  * Returns 0 on every rank, or -1 on every rank with the temporary file removed and a
  * message from rank 0 on stderr. */
 int ld_h5_write(MPI_Comm comm, const ld_h5_context *ctx);

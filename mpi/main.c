@@ -19,6 +19,7 @@
 #include "node.h"
 #include "options.h"
 #include "partition.h"
+#include "phases.h"
 #include "room.h"
 #include "run.h"
 #include "schema.h"
@@ -167,7 +168,34 @@ static void say_oversubscribed(MPI_Comm comm, const ld_node *node, int rank)
                 idle, node->cpus.n);
 }
 
-static int run(MPI_Comm comm, const ld_options *o, int argc, char **argv)
+/* Rank 0 builds the book and every rank takes its share, each step a phase. */
+static int deal(MPI_Comm comm, const ld_options *o, ld_share *share, ld_phases *ph)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    ld_trade *book = rank == 0 ? ld_partition_book(o, size) : NULL;
+    /* The other ranks' wait for rank 0's book is the book's time, not the scatter's. */
+    MPI_Barrier(comm);
+    ld_phases_end(ph, LD_PHASE_BOOK);
+    int rc = ld_partition_scatter(comm, o, book, share);
+    free(book);
+    ld_phases_end(ph, LD_PHASE_SCATTER);
+    return rc;
+}
+
+/* Every strategy, with the untimed set-up among them counted as prepare. */
+static int run_strategies(MPI_Comm comm, const ld_options *o, const ld_node *node,
+                          const ld_share *share, ld_run *results, ld_phases *ph)
+{
+    int rc = ld_run_all(comm, o, node, share, results);
+    ld_phases_end(ph, LD_PHASE_STRATEGIES);
+    ph->ns[LD_PHASE_STRATEGIES] -= results->prepare_ns;
+    ph->ns[LD_PHASE_PREPARE] += results->prepare_ns;
+    return rc;
+}
+
+static int run(MPI_Comm comm, const ld_options *o, int argc, char **argv, ld_phases *ph)
 {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
@@ -183,22 +211,29 @@ static int run(MPI_Comm comm, const ld_options *o, int argc, char **argv)
     say_oversubscribed(comm, &node, rank);
     run_date(comm, date, sizeof date);
     join_argv(argc, argv, cmdline, sizeof cmdline);
-    if (ld_partition_scatter(comm, o, &share) != 0)
+    ld_phases_end(ph, LD_PHASE_CHECKS);
+    if (deal(comm, o, &share, ph) != 0)
         return leave(rank, 1, "out of memory building or scattering the book");
-    int rc = ld_run_all(comm, o, &node, &share, &results);
+    int rc = run_strategies(comm, o, &node, &share, &results, ph);
     if (rc == 0) {
         ld_table_print(comm, o, &share, &results, stdout);
+        /* Rank 0 prints while the others wait: that is the gather's, not the write's. */
+        MPI_Barrier(comm);
+        ld_phases_end(ph, LD_PHASE_GATHER);
         ld_h5_context ctx = {.o = o,
                              .node = &node,
                              .share = &share,
                              .run = &results,
+                             .phases = ph,
                              .command_line = cmdline,
                              .date = date};
         rc = room_to_write(comm, o);
         if (rc == 0)
             rc = ld_h5_write(comm, &ctx);
-        if (rc == 0)
+        if (rc == 0) {
             ld_interrupt_written();
+            ld_table_phases(comm, o, ph, stderr);
+        }
         if (rc == 0 && rank == 0 && !o->quiet)
             fprintf(stderr, "loomdist: wrote %s\n", o->output);
     }
@@ -210,6 +245,8 @@ static int run(MPI_Comm comm, const ld_options *o, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    ld_phases ph;
+    ld_phases_start(&ph, ld_phases_now());
     MPI_Init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -234,11 +271,12 @@ int main(int argc, char **argv)
         break;
     }
     o.rank = rank;
+    ld_phases_end(&ph, LD_PHASE_STARTUP);
     ld_interrupt_arm(rank, o.output);
     /* A socket whose peer has gone is an error code to the call that wrote to it (the
      * HTTP clients and servers of a job), never the death of the rank. */
     signal(SIGPIPE, SIG_IGN);
     if (check_run(MPI_COMM_WORLD, &o, err, sizeof err) != 0)
         return leave(rank, EXIT_BAD_INPUT, err);
-    return run(MPI_COMM_WORLD, &o, argc, argv);
+    return run(MPI_COMM_WORLD, &o, argc, argv, &ph);
 }

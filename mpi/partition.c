@@ -33,8 +33,7 @@ static size_t share_count(uint64_t n, int size, int r)
     return (size_t)(n / (uint64_t)size + ((uint64_t)r < n % (uint64_t)size));
 }
 
-/* Rank 0's book in rank-major order, so rank r's trades are contiguous for Scatterv. */
-static ld_trade *rank_major_book(const ld_options *o, int size)
+ld_trade *ld_partition_book(const ld_options *o, int size)
 {
     ld_trade *book = malloc(o->trades * sizeof *book);
     if (!book)
@@ -50,7 +49,8 @@ static ld_trade *rank_major_book(const ld_options *o, int size)
     return book;
 }
 
-int ld_partition_scatter(MPI_Comm comm, const ld_options *o, ld_share *share)
+int ld_partition_scatter(MPI_Comm comm, const ld_options *o, const ld_trade *book,
+                         ld_share *share)
 {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
@@ -59,7 +59,6 @@ int ld_partition_scatter(MPI_Comm comm, const ld_options *o, ld_share *share)
     int *displs = malloc((size_t)size * sizeof *displs);
     share->n = share_count(o->trades, size, rank);
     share->trades = malloc((share->n ? share->n : 1) * sizeof *share->trades);
-    ld_trade *book = rank == 0 ? rank_major_book(o, size) : NULL;
     int ok = counts && displs && share->trades && (rank != 0 || book);
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
     if (ok && counts && displs) {
@@ -76,7 +75,6 @@ int ld_partition_scatter(MPI_Comm comm, const ld_options *o, ld_share *share)
                      comm);
         MPI_Type_free(&trade);
     }
-    free(book);
     free(counts);
     free(displs);
     return ok ? 0 : -1;

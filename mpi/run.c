@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "phases.h"
 #include "resources.h"
 
 static int selected(const ld_options *o, size_t j, size_t s)
@@ -207,8 +208,9 @@ static int prepare_job(MPI_Comm comm, const ld_job *job, const ld_job_config *cf
 /* One job: share and prepare once, then each selected strategy in table order, then
  * release and unshare. */
 static int run_job(MPI_Comm comm, const ld_options *o, const ld_node *node,
-                   const ld_share *share, size_t j, ld_record *rec, size_t *at)
+                   const ld_share *share, size_t j, ld_run *run)
 {
+    int64_t t0 = ld_phases_now();
     const ld_job *job = ld_jobs[j];
     ld_job_config cfg;
     ld_options_job_config(o, j, &node->cpus, &cfg);
@@ -219,15 +221,16 @@ static int run_job(MPI_Comm comm, const ld_options *o, const ld_node *node,
     int ok = shared && prepare_job(comm, job, &cfg, share, &prepared, &bound);
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
     MPI_Allreduce(MPI_IN_PLACE, &bound, 1, MPI_INT64_T, MPI_MAX, comm);
-    size_t first = *at;
+    run->prepare_ns += ld_phases_now() - t0;
+    size_t first = run->n;
     for (size_t s = 0; ok && s < job->nstrategies; s++) {
         if (!selected(o, j, s))
             continue;
-        ld_record *r = &rec[(*at)++];
+        ld_record *r = &run->rec[run->n++];
         *r = (ld_record){.job = job, .strategy = &job->strategies[s], .bound_ns = bound};
         r->threads = ld_job_threads(job, &cfg, r->strategy);
         ok = run_with_stacks(comm, o, &cfg, share, prepared,
-                             warmup_of(o, j, *at - 1 == first), r) == 0;
+                             warmup_of(o, j, run->n - 1 == first), r) == 0;
     }
     if (prepared)
         (job->release ? job->release : free)(prepared);
@@ -243,10 +246,12 @@ int ld_run_all(MPI_Comm comm, const ld_options *o, const ld_node *node,
     run->rec = calloc(count_selected(o) + 1, sizeof *run->rec);
     if (!run->rec)
         return -1;
+    int64_t t0 = ld_phases_now();
     if (ld_resources_check(comm, o, node, share) != 0)
         return -1;
+    run->prepare_ns = ld_phases_now() - t0;
     for (size_t j = 0; j < ld_njobs; j++)
-        if (o->selected[j] && run_job(comm, o, node, share, j, run->rec, &run->n) != 0)
+        if (o->selected[j] && run_job(comm, o, node, share, j, run) != 0)
             return -1;
     return 0;
 }

@@ -501,3 +501,23 @@ void ld_table_print(MPI_Comm comm, const ld_options *o, const ld_share *share,
     }
     free(rows);
 }
+
+void ld_table_phases(MPI_Comm comm, const ld_options *o, const ld_phases *ph, FILE *out)
+{
+    int64_t v[LD_PHASES + 1], max[LD_PHASES + 1];
+    for (int k = 0; k < LD_PHASES; k++)
+        v[k] = ph->ns[k];
+    v[LD_PHASES] = ld_phases_total(ph);
+    MPI_Reduce(v, max, LD_PHASES + 1, MPI_INT64_T, MPI_MAX, 0, comm);
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    if (rank != 0 || o->quiet)
+        return;
+    fprintf(out, "loomdist: phases (ms, the slowest rank's):");
+    for (int k = 0; k < LD_PHASES; k++)
+        fprintf(out, " %s %.1f%s", ld_phase_names[k], (double)max[k] / 1e6,
+                k + 1 < LD_PHASES ? "," : ";");
+    double wall = (double)max[LD_PHASES];
+    fprintf(out, " wall %.1f, write %.2f%% of it\n", wall / 1e6,
+            wall > 0 ? 100.0 * (double)max[LD_PHASE_WRITE] / wall : 0.0);
+}

@@ -1,0 +1,8 @@
+# sim: where the wall time goes (every run, no SimGrid needed), and the SMPI skeleton's
+# simulation and validation (skipped, with status 77, where SimGrid is absent).
+set(LD_SIM_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+add_test(NAME sim.phases COMMAND ${LD_SIM_TEST_DIR}/test_phases.sh $<TARGET_FILE:loomdist>
+  ${LD_PYTHON} ${CMAKE_CURRENT_BINARY_DIR}/sim-phases)
+set_tests_properties(sim.phases PROPERTIES LABELS "mpi;sim" TIMEOUT 180 RUN_SERIAL TRUE
+  ENVIRONMENT "${LD_MPI_ENV}")
