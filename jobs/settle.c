@@ -1,9 +1,11 @@
 /* settle.c: the settle job: plans from each trade's stream, and its strategy table. */
 #include "settle.h"
 
+#include "settle_db.h"
 #include "settle_http.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -40,24 +42,101 @@ static void settle_release(void *prepared)
 {
     ld_settle_prepared *p = prepared;
     ld_settle_http_close(p->http);
+    ld_settle_db_close(p->db);
     free(p->plans);
     free(p->scratch);
     free(p);
 }
 
-/* Plans for all the rank's trades, and under --io http where the checks go; the bound
- * is the critical path, the longest total latency of any one trade, which no strategy
- * can beat. */
+/* What the shared text names, split: the clearinghouse's part, then after a newline
+ * the database's schema. */
+typedef struct settle_shared {
+    const void *http; /* an ld_clearinghouse_thread, or NULL */
+    void *db;         /* the database's state, or NULL */
+} settle_shared;
+
+/* Under --io http where the checks go, under --db postgres the rank's trades loaded. */
+static int open_services(ld_settle_prepared *p, const ld_job_config *cfg,
+                         const ld_trade *trades, size_t n)
+{
+    const ld_settle_config *sc = cfg->opts;
+    char http[LD_JOB_SHARED_MAX] = "";
+    const char *db = "";
+    if (cfg->shared) {
+        snprintf(http, sizeof http, "%s", cfg->shared);
+        char *nl = strchr(http, '\n');
+        db = nl ? cfg->shared + (nl - http) + 1 : "";
+        if (nl)
+            *nl = '\0';
+    }
+    ld_job_config own = *cfg;
+    own.shared = http;
+    int rc = sc->io == LD_SETTLE_HTTP ? ld_settle_http_open(&p->http, &own) : 0;
+    if (rc == 0 && sc->db == LD_SETTLE_DB_POSTGRES)
+        rc = ld_settle_db_open(&p->db, cfg, db, trades, n);
+    if (rc != 0) {
+        ld_settle_http_close(p->http);
+        p->http = NULL;
+    }
+    return rc;
+}
+
+/* Both services' shares on rank 0, the clearinghouse's text first. */
+static int settle_share(const ld_job_config *cfg, const char *host, char *blob,
+                        size_t len, void **state)
+{
+    const ld_settle_config *sc = cfg->opts;
+    settle_shared *s = calloc(1, sizeof *s);
+    void *http = NULL;
+    if (!s)
+        return -ENOMEM;
+    int rc = ld_settle_http_share(cfg, host, blob, len, &http);
+    size_t used = strlen(blob);
+    if (rc == 0 && sc->db == LD_SETTLE_DB_POSTGRES && used + 2 < len) {
+        blob[used] = '\n';
+        rc = ld_settle_db_share(cfg, blob + used + 1, len - used - 1, &s->db);
+        if (rc != 0)
+            memmove(blob, blob + used + 1, strlen(blob + used + 1) + 1);
+    }
+    if (rc != 0 && http)
+        ld_settle_http_unshare(http);
+    s->http = http;
+    if (rc != 0)
+        free(s);
+    else
+        *state = s;
+    return rc;
+}
+
+static void settle_unshare(void *state)
+{
+    settle_shared *s = state;
+    if (s->http)
+        ld_settle_http_unshare((void *)s->http);
+    if (s->db)
+        ld_settle_db_unshare(s->db);
+    free(s);
+}
+
+/* Each service's option check. */
+static int settle_check(const void *opts, char *err, size_t errlen)
+{
+    int rc = ld_settle_http_check(opts, err, errlen);
+    return rc ? rc : ld_settle_db_check(opts, err, errlen);
+}
+
+/* Plans for all the rank's trades, and under --io http where the checks go (under
+ * --db postgres the trades loaded); the bound is the critical path, the longest total
+ * latency of any one trade, which no strategy can beat. */
 static int settle_prepare(const ld_job_config *cfg, const ld_trade *trades, size_t n,
                           void **prepared, int64_t *bound_ns)
 {
-    const ld_settle_config *sc = cfg->opts;
     ld_settle_prepared *p = calloc(1, sizeof *p);
     ld_settle_plan *plans = calloc(n ? n : 1, sizeof *plans);
     void *scratch = malloc((n ? n : 1) * LD_SETTLE_SCRATCH);
     int rc = p && plans && scratch ? 0 : -ENOMEM;
-    if (rc == 0 && sc->io == LD_SETTLE_HTTP)
-        rc = ld_settle_http_open(&p->http, cfg);
+    if (rc == 0)
+        rc = open_services(p, cfg, trades, n);
     if (rc != 0) {
         free(scratch);
         free(plans);
@@ -92,7 +171,8 @@ void ld_settle_finish(const ld_job_input *in, size_t i, int failed_check)
 int ld_settle_end(const ld_job_input *in, int rc)
 {
     ld_settle_http_figures(ld_settle_http_of(in), in->figures);
-    return rc;
+    ld_settle_db *db = ld_settle_db_of(in);
+    return db ? ld_settle_db_end(db, in, rc) : rc;
 }
 
 void ld_settle_block_ns(int64_t ns)
@@ -143,6 +223,8 @@ static const ld_strategy settle_strategies[] = {
 
 static const char *const io_modes[] = {"sleep", "http", NULL}; /* enum ld_settle_io */
 static const char *const places[] = {"local", "rank0", NULL};
+static const char *const db_modes[] = {"none", "postgres", NULL}; /* ld_settle_db_mode */
+static const char *const db_urls[] = {"env", NULL};
 
 static const ld_opt settle_opts[] = {
     {"latency-scale", LD_OPT_REAL, AT(latency_scale), 1e-6, 1000, 1, NULL, "X",
@@ -168,6 +250,14 @@ static const ld_opt settle_opts[] = {
      "http: checks a clearinghouse loomdist starts serves at once, the rest queue "
      "(default 0: no cap)",
      LD_OPT_RESULT, NULL},
+    {"db", LD_OPT_CHOICE, AT(db), 0, 0, LD_SETTLE_DB_NONE, db_modes, "none|postgres",
+     "fetch and update: waits of their latency, or SQL on PostgreSQL at --db-url "
+     "(default none)",
+     LD_OPT_RESULT, NULL},
+    {"db-url", LD_OPT_TEXT, AT(db_url), 0, 0, 0, db_urls, "env|URL",
+     "postgres: the server, as a postgresql:// URL, or env for libpq's PGHOST, "
+     "PGPORT, PGUSER and PGDATABASE (default env)",
+     0, NULL},
 };
 
 #define COL(field) offsetof(ld_settle_result, field)
@@ -196,11 +286,11 @@ const ld_job ld_settle_job = {
     .reports = {LD_REPORT_BOUND, LD_REPORT_PERCENTILES, LD_REPORT_FIGURES},
     .bound_name = "critical path",
     .bound_attr = "critical_path_ns",
-    .check = ld_settle_http_check,
+    .check = settle_check,
     .prepare = settle_prepare,
     .release = settle_release,
-    .share = ld_settle_http_share,
-    .unshare = ld_settle_http_unshare,
+    .share = settle_share,
+    .unshare = settle_unshare,
     .resident_bytes = settle_resident_bytes,
     .threads_fn = settle_threads_count,
 };

@@ -19,6 +19,8 @@ enum ld_settle_status { LD_SETTLED = 0, LD_FAILED = 1 };
 
 enum ld_settle_io { LD_SETTLE_SLEEP = 0, LD_SETTLE_HTTP = 1 };
 
+enum ld_settle_db_mode { LD_SETTLE_DB_NONE = 0, LD_SETTLE_DB_POSTGRES = 1 };
+
 enum ld_settle_call {
     LD_CALL_FETCH = 0,        /* fetch trade (database), 1-5 ms */
     LD_CALL_COUNTERPARTY = 1, /* validate counterparty, 60-160 ms: a check */
@@ -38,6 +40,8 @@ typedef struct ld_settle_config {
     int io;                              /* enum ld_settle_io */
     char clearinghouse[LD_OPT_TEXT_MAX]; /* http: local, rank0 or HOST:PORT */
     uint64_t ch_max_inflight;            /* http: the cap of one loomdist starts; 0 */
+    int db;                              /* enum ld_settle_db_mode */
+    char db_url[LD_OPT_TEXT_MAX];        /* postgres: env or a postgresql:// URL */
 } ld_settle_config;
 
 /* One trade's outcome: the per-task columns settle declares. */
@@ -55,6 +59,7 @@ typedef struct ld_settle_plan {
 } ld_settle_plan;
 
 typedef struct ld_settle_http ld_settle_http;
+typedef struct ld_settle_db ld_settle_db;
 
 /* What prepare leaves for every strategy. */
 /* Bytes of per-trade state a strategy may keep in the prepared scratch. */
@@ -63,6 +68,7 @@ typedef struct ld_settle_http ld_settle_http;
 typedef struct ld_settle_prepared {
     ld_settle_plan *plans; /* one per trade of the rank */
     ld_settle_http *http;  /* --io http: where the checks go; NULL under --io sleep */
+    ld_settle_db *db;      /* --db postgres: fetch and update's; NULL under --db none */
     /* LD_SETTLE_SCRATCH bytes per trade for the run's per-trade state, written once by
      * prepare so that no strategy's clock pays for the first touch of its pages; the
      * strategies run one at a time, each reusing it. */
@@ -85,6 +91,12 @@ static inline const ld_settle_plan *ld_settle_plan_of(const ld_job_input *in, si
 static inline const ld_settle_http *ld_settle_http_of(const ld_job_input *in)
 {
     return ((const ld_settle_prepared *)in->prepared)->http;
+}
+
+/* The database fetch and update go to, or NULL when they are waits. */
+static inline ld_settle_db *ld_settle_db_of(const ld_job_input *in)
+{
+    return ((const ld_settle_prepared *)in->prepared)->db;
 }
 
 /* The calls the clearinghouse answers under --io http. */

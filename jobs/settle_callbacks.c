@@ -14,6 +14,7 @@
 #include "carriers.h"
 #include "deadlines.h"
 #include "settle.h"
+#include "settle_db.h"
 #include "settle_http.h"
 
 #include <errno.h>
@@ -36,8 +37,9 @@ struct cb_carrier {
     const ld_job_input *in;
     ld_deadlines *calls;
     ld_http_uv_pool *pool;
-    size_t left; /* trades not yet finished */
-    int rc;      /* the first error */
+    ld_pg_uv *db; /* --db postgres: the carrier's pipelined connection */
+    size_t left;  /* trades not yet finished */
+    int rc;       /* the first error */
 };
 
 typedef struct cb_run {
@@ -57,9 +59,11 @@ static void trade_over(cb_carrier *c, int rc)
         return;
     ld_deadlines_close(c->calls);
     ld_http_uv_pool_close(c->pool);
+    ld_pg_uv_close(c->db);
 }
 
 static void check_done(void *arg, int rc, const ld_http_reply *reply);
+static void db_done(void *arg, int rc);
 
 /* Start call t->call: a request for a check under --io http, else a deadline. Returns
  * 0 when it is under way, 1 when its deadline has already passed, or an error. */
@@ -72,6 +76,9 @@ static int start_call(cb_carrier *c, cb_trade *t, const ld_settle_plan *plan)
                               sizeof target);
         return ld_http_uv_get(c->pool, target, check_done, t);
     }
+    if (c->db && ld_settle_is_db(t->call))
+        return ld_settle_db_uv(c->db, ld_settle_db_of(c->in), &c->in->trades[t->index],
+                               t->call, t->failed, db_done, t);
     return ld_deadlines_add(c->calls, t,
                             uv_hrtime() + (uint64_t)plan->latency_ns[t->call]);
 }
@@ -128,6 +135,19 @@ static void check_done(void *arg, int rc, const ld_http_reply *reply)
     next_call(t->carrier, t);
 }
 
+/* The fetch or update in flight is done: fetch and update fail no check. */
+static void db_done(void *arg, int rc)
+{
+    cb_trade *t = arg;
+
+    if (rc < 0) {
+        trade_over(t->carrier, rc);
+        return;
+    }
+    t->call++;
+    next_call(t->carrier, t);
+}
+
 /* Carrier c starts the trades c, c + N, ... on its loop; the scheduler runs the loop. */
 static int start_share(unsigned c, ld_sched *s, void *ctx)
 {
@@ -144,9 +164,12 @@ static int start_share(unsigned c, ld_sched *s, void *ctx)
     if (rc == 0 && h)
         rc = ld_http_uv_pool_open(&me->pool, ld_sched_loop(s),
                                   (const struct sockaddr *)&h->addr, h->host);
+    if (rc == 0 && ld_settle_db_of(r->in))
+        rc = ld_settle_db_pipe(&me->db, ld_settle_db_of(r->in), ld_sched_loop(s));
     if (rc) {
         if (me->calls)
             ld_deadlines_close(me->calls);
+        ld_http_uv_pool_close(me->pool);
         return rc;
     }
     for (size_t i = c; i < r->in->n; i += r->ncarriers) {

@@ -20,6 +20,7 @@
  */
 #include "carriers.h"
 #include "settle.h"
+#include "settle_db.h"
 #include "settle_http.h"
 
 #include <errno.h>
@@ -57,6 +58,7 @@ struct green_spawner {
     size_t left;          /* of its trades, those not yet finished */
     ld_http_pool *pool;   /* --io http: the carrier's connections */
     ld_http_conn *pinned; /* and green-pinned's blocking one */
+    ld_pg_uv *db;         /* --db postgres: the carrier's pipelined connection */
     int rc;               /* the first error of a spawn or a trade */
 };
 
@@ -109,8 +111,10 @@ static void trade_over(green_spawner *cr, int rc)
         return;
     ld_http_pool_close(cr->pool);
     ld_http_conn_close(cr->pinned);
+    ld_pg_uv_close(cr->db);
     cr->pool = NULL;
     cr->pinned = NULL;
+    cr->db = NULL;
 }
 
 /* Tests only (cfg->test_overflow): a call chain deeper than any stack. Each frame's
@@ -144,6 +148,9 @@ static void settle_trade(void *arg)
         if (monitored && ld_settle_in_monitor(c)) {
             rc = validate_in_monitor(cr, index, &plan, &failed);
             c = LD_CALL_BUYING_POWER;
+        } else if (cr->db && ld_settle_is_db(c)) {
+            rc = ld_settle_db_green(cr->db, ld_settle_db_of(r->in), &r->in->trades[index],
+                                    c, failed);
         } else if (plan.latency_ns[c] > 0) {
             rc = green_call(cr, index, &plan, c, false);
             ld_settle_note(&failed, c, rc);
@@ -193,13 +200,17 @@ static int spawn_share(unsigned c, ld_sched *s, void *ctx)
     int rc = h && sp->left ? ld_http_pool_open(&sp->pool, addr, h->host) : 0;
     if (rc == 0 && h && sp->left && r->mode == MONITOR_PINS)
         rc = ld_http_conn_open(&sp->pinned, addr, h->host);
+    if (rc == 0 && sp->left && ld_settle_db_of(r->in))
+        rc = ld_settle_db_pipe(&sp->db, ld_settle_db_of(r->in), ld_sched_loop(s));
     if (rc == 0 && sp->left)
         rc = ld_gt_spawn(s, spawn_trades, sp, NULL);
     if (rc != 0) {
         ld_http_pool_close(sp->pool);
         ld_http_conn_close(sp->pinned);
+        ld_pg_uv_close(sp->db);
         sp->pool = NULL;
         sp->pinned = NULL;
+        sp->db = NULL;
     }
     return rc;
 }

@@ -11,6 +11,7 @@
  */
 #include "census.h"
 #include "settle.h"
+#include "settle_db.h"
 #include "settle_http.h"
 
 #include <errno.h>
@@ -35,14 +36,18 @@ static int pool_call(const ld_job_input *in, ld_http_conn *conn, size_t i, int c
     return c == plan->failed_check;
 }
 
-/* Trade i's calls one by one, then its result: 0, or the error that cut it short. */
-static int pool_trade(const ld_job_input *in, ld_http_conn *conn, size_t i)
+/* Trade i's calls one by one, then its result: 0, or the error that cut it short.
+ * Under --db postgres fetch and update are SQL on the thread's own connection db. */
+static int pool_trade(const ld_job_input *in, ld_http_conn *conn, PGconn *db, size_t i)
 {
     int failed = -1;
     for (int c = 0; c < LD_SETTLE_CALLS; c++) {
         if (ld_settle_plan_of(in, i)->latency_ns[c] == 0)
             continue;
-        int outcome = pool_call(in, conn, i, c);
+        int outcome = db && ld_settle_is_db(c)
+                          ? ld_settle_db_blocking(db, ld_settle_db_of(in), &in->trades[i],
+                                                  c, failed)
+                          : pool_call(in, conn, i, c);
         if (outcome < 0)
             return outcome;
         ld_settle_note(&failed, c, outcome);
@@ -58,13 +63,17 @@ static void *pool_thread(void *arg)
     pool_run *r = arg;
     const ld_settle_http *h = ld_settle_http_of(r->in);
     ld_http_conn *conn = NULL;
+    PGconn *db = NULL;
     int rc = h ? ld_http_conn_open(&conn, (const struct sockaddr *)&h->addr, h->host) : 0;
+    if (rc == 0 && ld_settle_db_of(r->in))
+        rc = ld_settle_db_connect(&db, ld_settle_db_of(r->in));
     while (rc == 0) {
         size_t i = atomic_fetch_add_explicit(&r->next, 1, memory_order_relaxed);
         if (i >= r->in->n)
             break;
-        rc = pool_trade(r->in, conn, i);
+        rc = pool_trade(r->in, conn, db, i);
     }
+    PQfinish(db);
     if (rc != 0) {
         int none = 0;
         atomic_compare_exchange_strong(&r->rc, &none, rc);

@@ -1,0 +1,459 @@
+/* settle_db.c: the trade book in PostgreSQL, and settle's fetch and update as SQL on
+ * it (settle_db.h). */
+#include "settle_db.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gt.h"
+
+/* The longest schema name: loomdist_<pid>_<seconds>_<microseconds>. */
+#define SCHEMA_MAX 64
+
+/* Rows COPY sends in one piece. */
+#define COPY_CHUNK (64u * 1024u)
+
+enum { STMT_FETCH, STMT_UPDATE, STMTS };
+
+static const char *const stmt_name[STMTS] = {"ld_fetch", "ld_update"};
+
+struct ld_settle_db {
+    char url[LD_OPT_TEXT_MAX];
+    char where[192]; /* host:port/dbname, for messages: never the URL's password */
+    char schema[SCHEMA_MAX];
+    char sql[STMTS][256];
+    ld_pg_stmt stmts[STMTS];
+    unsigned run; /* this rank's strategy runs so far */
+};
+
+/* A run's first lost database is said once, whichever thread or carrier saw it. */
+static atomic_int said_lost;
+
+static void say_lost(const ld_settle_db *db, const char *why)
+{
+    if (atomic_exchange(&said_lost, 1) == 0)
+        fprintf(stderr, "loomdist: settle: lost the database at %s: %s\n", db->where,
+                why && why[0] ? why : "the server closed the connection");
+}
+
+/* --- Options ---------------------------------------------------------------------- */
+
+int ld_settle_db_check(const ld_settle_config *sc, char *err, size_t errlen)
+{
+    char why[256] = "";
+    PGconn *c;
+    if (sc->db == LD_SETTLE_DB_NONE && strcmp(sc->db_url, "env") != 0) {
+        snprintf(err, errlen,
+                 "--db-url is for --db postgres: under --db none fetch and "
+                 "update are waits");
+        return -EINVAL;
+    }
+    if (ld_pg_url_check(sc->db_url, why, sizeof why) != 0) {
+        snprintf(err, errlen, "--db-url takes env or a postgresql:// URL, not '%s': %s",
+                 sc->db_url, why);
+        return -EINVAL;
+    }
+    if (sc->db == LD_SETTLE_DB_NONE)
+        return 0;
+    if (ld_pg_connect(&c, sc->db_url, NULL, 0, why, sizeof why) != 0) {
+        snprintf(err, errlen, "cannot connect to the database at --db-url %s: %s",
+                 sc->db_url, why);
+        return -EINVAL;
+    }
+    PQfinish(c);
+    return 0;
+}
+
+/* --- The run's schema --------------------------------------------------------------- */
+
+typedef struct db_share {
+    char url[LD_OPT_TEXT_MAX];
+    char schema[SCHEMA_MAX];
+} db_share;
+
+/* A name no other run has: this process's, at this microsecond. */
+static void schema_name(char *out, size_t len)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    snprintf(out, len, "loomdist_%ld_%lld_%06ld", (long)getpid(), (long long)ts.tv_sec,
+             ts.tv_nsec / 1000);
+}
+
+int ld_settle_db_share(const ld_job_config *cfg, char *blob, size_t len, void **state)
+{
+    const ld_settle_config *sc = cfg->opts;
+    char why[256] = "";
+    PGconn *c;
+    db_share *s = calloc(1, sizeof *s);
+    if (!s)
+        return -ENOMEM;
+    snprintf(s->url, sizeof s->url, "%s", sc->db_url);
+    schema_name(s->schema, sizeof s->schema);
+    int rc = ld_pg_connect(&c, sc->db_url, NULL, 0, why, sizeof why);
+    if (rc == 0) {
+        char sql[512];
+        snprintf(sql, sizeof sql,
+                 "CREATE SCHEMA %s; CREATE TABLE %s.trades (id bigint PRIMARY KEY, "
+                 "symbol text NOT NULL, side smallint NOT NULL, quantity integer NOT "
+                 "NULL, price_cents bigint NOT NULL, counterparty integer NOT NULL, "
+                 "status smallint, run integer NOT NULL DEFAULT -1)",
+                 s->schema, s->schema);
+        rc = ld_pg_exec(c, sql, why, sizeof why);
+        PQfinish(c);
+    }
+    if (rc != 0) {
+        snprintf(blob, len, "cannot make the trade book's schema on the database: %s",
+                 why);
+        free(s);
+        return rc;
+    }
+    snprintf(blob, len, "%s", s->schema);
+    *state = s;
+    return 0;
+}
+
+void ld_settle_db_unshare(void *state)
+{
+    db_share *s = state;
+    PGconn *c;
+    if (ld_pg_connect(&c, s->url, NULL, 0, NULL, 0) == 0) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "DROP SCHEMA %s CASCADE", s->schema);
+        ld_pg_exec(c, sql, NULL, 0);
+        PQfinish(c);
+    }
+    free(s);
+}
+
+/* --- Loading ------------------------------------------------------------------------ */
+
+/* The trades as COPY's text rows, a chunk at a time. */
+static int copy_rows(PGconn *c, const ld_trade *trades, size_t n)
+{
+    char *buf = malloc(COPY_CHUNK);
+    size_t used = 0;
+    int rc = buf ? 0 : -ENOMEM;
+    for (size_t i = 0; rc == 0 && i <= n; i++) {
+        if (i == n || used > COPY_CHUNK - 128) {
+            rc = used && PQputCopyData(c, buf, (int)used) != 1 ? ld_pg_error(c) : 0;
+            used = 0;
+        }
+        if (i < n)
+            used += (size_t)snprintf(
+                buf + used, COPY_CHUNK - used,
+                "%" PRIu64 "\t%s\t%u\t%" PRIu32 "\t%" PRId64 "\t%" PRIu32 "\n",
+                trades[i].id, trades[i].symbol, trades[i].side, trades[i].quantity,
+                trades[i].price_cents, trades[i].counterparty);
+    }
+    free(buf);
+    return rc;
+}
+
+/* COPY FROM STDIN, then its end and its result. */
+static int load(PGconn *c, const char *schema, const ld_trade *trades, size_t n)
+{
+    char sql[192];
+    snprintf(sql, sizeof sql,
+             "COPY %s.trades (id, symbol, side, quantity, price_cents, counterparty) "
+             "FROM STDIN",
+             schema);
+    PGresult *r = PQexec(c, sql);
+    int rc = PQresultStatus(r) == PGRES_COPY_IN ? 0 : ld_pg_error(c);
+    PQclear(r);
+    if (rc == 0)
+        rc = copy_rows(c, trades, n);
+    if (PQputCopyEnd(c, rc == 0 ? NULL : "loomdist: loading failed") != 1 && rc == 0)
+        rc = ld_pg_error(c);
+    while ((r = PQgetResult(c)) != NULL) {
+        if (PQresultStatus(r) != PGRES_COMMAND_OK && rc == 0)
+            rc = ld_pg_error(c);
+        PQclear(r);
+    }
+    return rc;
+}
+
+/* Where c is, for messages. */
+static void where_of(PGconn *c, char *out, size_t len)
+{
+    snprintf(out, len, "%s:%s/%s", PQhost(c), PQport(c), PQdb(c));
+}
+
+int ld_settle_db_open(ld_settle_db **out, const ld_job_config *cfg, const char *schema,
+                      const ld_trade *trades, size_t n)
+{
+    const ld_settle_config *sc = cfg->opts;
+    char why[256] = "";
+    PGconn *c;
+    ld_settle_db *db = calloc(1, sizeof *db);
+    if (!db)
+        return -ENOMEM;
+    snprintf(db->url, sizeof db->url, "%s", sc->db_url);
+    snprintf(db->schema, sizeof db->schema, "%s", schema);
+    snprintf(db->sql[STMT_FETCH], sizeof db->sql[0],
+             "SELECT quantity FROM %s.trades WHERE id = $1::bigint", schema);
+    snprintf(db->sql[STMT_UPDATE], sizeof db->sql[0],
+             "UPDATE %s.trades SET status = $2::smallint, run = $3::integer WHERE id = "
+             "$1::bigint",
+             schema);
+    for (int s = 0; s < STMTS; s++)
+        db->stmts[s] = (ld_pg_stmt){stmt_name[s], db->sql[s], s == STMT_FETCH ? 1 : 3};
+    int rc = ld_pg_connect(&c, db->url, NULL, 0, why, sizeof why);
+    if (rc == 0) {
+        where_of(c, db->where, sizeof db->where);
+        rc = load(c, schema, trades, n);
+        if (rc != 0)
+            fprintf(stderr, "loomdist: settle: loading the trades into %s failed: %s\n",
+                    db->where, PQerrorMessage(c));
+        PQfinish(c);
+    }
+    if (rc != 0) {
+        free(db);
+        return rc;
+    }
+    *out = db;
+    return 0;
+}
+
+void ld_settle_db_close(ld_settle_db *db)
+{
+    free(db);
+}
+
+int ld_settle_db_connect(PGconn **out, const ld_settle_db *db)
+{
+    char why[256] = "";
+    int rc = ld_pg_connect(out, db->url, db->stmts, STMTS, why, sizeof why);
+    if (rc != 0)
+        say_lost(db, why);
+    return rc;
+}
+
+int ld_settle_db_pipe(ld_pg_uv **out, const ld_settle_db *db, uv_loop_t *loop)
+{
+    char why[256] = "";
+    int rc = ld_pg_uv_open(out, loop, db->url, db->stmts, STMTS, why, sizeof why);
+    if (rc != 0)
+        say_lost(db, why);
+    return rc;
+}
+
+/* --- The calls ---------------------------------------------------------------------- */
+
+/* A call's parameters as text: the trade's id, and an update's status and run. */
+typedef struct db_params {
+    char text[3][24];
+    const char *v[3];
+} db_params;
+
+static int params_of(const ld_settle_db *db, const ld_trade *t, int call, int failed,
+                     db_params *p)
+{
+    snprintf(p->text[0], sizeof p->text[0], "%" PRIu64, t->id);
+    snprintf(p->text[1], sizeof p->text[1], "%d", failed >= 0 ? LD_FAILED : LD_SETTLED);
+    snprintf(p->text[2], sizeof p->text[2], "%u", db->run);
+    for (int i = 0; i < 3; i++)
+        p->v[i] = p->text[i];
+    return call == LD_CALL_FETCH ? STMT_FETCH : STMT_UPDATE;
+}
+
+/* What an answer says: the one row a fetch reads, the one an update writes. */
+static int answer(const PGresult *r, int stmt)
+{
+    if (stmt == STMT_FETCH)
+        return PQntuples(r) == 1 ? 0 : -ENOENT;
+    return strcmp(PQcmdTuples((PGresult *)r), "1") == 0 ? 0 : -ENOENT;
+}
+
+int ld_settle_db_blocking(PGconn *c, const ld_settle_db *db, const ld_trade *t, int call,
+                          int failed)
+{
+    db_params p = {0};
+    int s = params_of(db, t, call, failed, &p);
+    PGresult *r =
+        PQexecPrepared(c, stmt_name[s], db->stmts[s].nparams, p.v, NULL, NULL, 0);
+    ExecStatusType st = PQresultStatus(r);
+    int rc =
+        st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK ? answer(r, s) : ld_pg_error(c);
+    if (rc == -ECONNRESET || rc == -EIO)
+        say_lost(db, PQerrorMessage(c));
+    PQclear(r);
+    return rc;
+}
+
+/* One call in flight on a pipe: who waits for it, and how it ended. On the heap: a
+ * parked green thread's stack may be frozen away while the loop answers. */
+typedef struct db_wait {
+    const ld_settle_db *db;
+    ld_pg_uv *pipe;
+    int stmt;
+    int rc;
+    ld_gt *thread;      /* green: the parked thread */
+    ld_settle_db_cb cb; /* callbacks: what to call */
+    void *arg;
+} db_wait;
+
+static void on_answer(void *arg, int rc, const PGresult *res)
+{
+    db_wait *w = arg;
+    w->rc = rc == 0 ? answer(res, w->stmt) : rc;
+    if (rc == -ECONNRESET || rc == -EIO)
+        say_lost(w->db, ld_pg_uv_why(w->pipe));
+    if (w->thread) {
+        ld_gt_unpark(w->thread);
+        return;
+    }
+    w->cb(w->arg, w->rc);
+    free(w);
+}
+
+/* Send the call; w is the answer's. */
+static int send_call(ld_pg_uv *p, const ld_settle_db *db, const ld_trade *t, int call,
+                     int failed, db_wait *w)
+{
+    db_params params = {0};
+    int s = params_of(db, t, call, failed, &params);
+    w->db = db;
+    w->pipe = p;
+    w->stmt = s;
+    return ld_pg_uv_send(p, stmt_name[s], db->stmts[s].nparams, params.v, on_answer, w);
+}
+
+int ld_settle_db_green(ld_pg_uv *p, const ld_settle_db *db, const ld_trade *t, int call,
+                       int failed)
+{
+    db_wait *w = calloc(1, sizeof *w);
+    if (!w)
+        return -ENOMEM;
+    w->thread = ld_gt_self();
+    int rc = send_call(p, db, t, call, failed, w);
+    if (rc == 0) {
+        ld_gt_park();
+        rc = w->rc;
+    }
+    free(w);
+    return rc;
+}
+
+int ld_settle_db_uv(ld_pg_uv *p, const ld_settle_db *db, const ld_trade *t, int call,
+                    int failed, ld_settle_db_cb cb, void *arg)
+{
+    db_wait *w = calloc(1, sizeof *w);
+    if (!w)
+        return -ENOMEM;
+    w->cb = cb;
+    w->arg = arg;
+    int rc = send_call(p, db, t, call, failed, w);
+    if (rc != 0)
+        free(w);
+    return rc;
+}
+
+/* --- The proof ---------------------------------------------------------------------- */
+
+typedef struct db_row {
+    uint64_t id;
+    size_t index;
+} db_row;
+
+static int by_id(const void *a, const void *b)
+{
+    uint64_t x = ((const db_row *)a)->id, y = ((const db_row *)b)->id;
+    return (x > y) - (x < y);
+}
+
+/* The rank's trades in id order, as the query returns them. */
+static db_row *sorted_trades(const ld_job_input *in)
+{
+    db_row *rows = malloc((in->n ? in->n : 1) * sizeof *rows);
+    for (size_t i = 0; rows && i < in->n; i++)
+        rows[i] = (db_row){in->trades[i].id, i};
+    if (rows)
+        qsort(rows, in->n, sizeof *rows, by_id);
+    return rows;
+}
+
+/* The ids as a bigint[] literal: {1,2,...}. */
+static char *id_array(const db_row *rows, size_t n)
+{
+    size_t len = 2 + n * 21, used = 1;
+    char *s = malloc(len);
+    if (!s)
+        return NULL;
+    s[0] = '{';
+    for (size_t i = 0; i < n; i++)
+        used += (size_t)snprintf(s + used, len - used, "%s%" PRIu64, i ? "," : "",
+                                 rows[i].id);
+    snprintf(s + used, len - used, "}");
+    return s;
+}
+
+/* Row k of r against trade rows[k]: the status this run wrote. */
+static int compare(const ld_settle_db *db, const ld_job_input *in, const PGresult *r,
+                   const db_row *rows)
+{
+    const ld_settle_result *res = in->results;
+    if ((size_t)PQntuples(r) != in->n) {
+        fprintf(stderr,
+                "loomdist: settle: the database at %s holds %d of this rank's "
+                "%zu trades\n",
+                db->where, PQntuples(r), in->n);
+        return -EPROTO;
+    }
+    for (size_t k = 0; k < in->n; k++) {
+        const ld_settle_result *want = &res[rows[k].index];
+        int null = PQgetisnull(r, (int)k, 1);
+        long status = null ? -1 : strtol(PQgetvalue(r, (int)k, 1), NULL, 10);
+        unsigned long run = strtoul(PQgetvalue(r, (int)k, 2), NULL, 10);
+        if (status == want->status && run == db->run)
+            continue;
+        fprintf(stderr,
+                "loomdist: settle: trade %" PRIu64 " is %s%ld in the database at %s "
+                "(run %ld) but %u in the results (run %u)\n",
+                rows[k].id, null ? "NULL " : "", status, db->where,
+                strtol(PQgetvalue(r, (int)k, 2), NULL, 10), want->status, db->run);
+        return -EPROTO;
+    }
+    return 0;
+}
+
+/* Every trade of the rank read back in one query and compared with its result. */
+static int verify(const ld_settle_db *db, const ld_job_input *in)
+{
+    PGconn *c;
+    db_row *rows = sorted_trades(in);
+    char *ids = rows ? id_array(rows, in->n) : NULL;
+    int rc = ids ? ld_settle_db_connect(&c, db) : -ENOMEM;
+    if (rc == 0) {
+        char sql[192];
+        snprintf(sql, sizeof sql,
+                 "SELECT id, status, run FROM %s.trades WHERE id = ANY($1::bigint[]) "
+                 "ORDER BY id",
+                 db->schema);
+        const char *v[1] = {ids};
+        PGresult *r = PQexecParams(c, sql, 1, NULL, v, NULL, NULL, 0);
+        rc = PQresultStatus(r) == PGRES_TUPLES_OK ? compare(db, in, r, rows)
+                                                  : ld_pg_error(c);
+        if (rc == -ECONNRESET || rc == -EIO)
+            say_lost(db, PQerrorMessage(c));
+        PQclear(r);
+        PQfinish(c);
+    }
+    free(ids);
+    free(rows);
+    return rc;
+}
+
+int ld_settle_db_end(ld_settle_db *db, const ld_job_input *in, int rc)
+{
+    if (rc == 0)
+        rc = verify(db, in);
+    db->run++;
+    return rc;
+}

@@ -1,0 +1,82 @@
+/* settle_db.h: settle's fetch and update as SQL on PostgreSQL (--db postgres).
+ *
+ * Where (--db-url): a server of the user's, as a postgresql:// URL, or "env" for
+ * libpq's environment (PGHOST, PGPORT, PGUSER, PGDATABASE); scripts/pg-local starts a
+ * private one. Every rank checks it can connect while options are checked, so a bad
+ * URL or a server that refuses is one message and exit status 2, before any work.
+ *
+ * The book. Rank 0 makes a fresh schema for the run (share), loomdist_<pid>_<time>,
+ * with one table, trades; every rank then loads its own trades into it with COPY
+ * before the clock (prepare). The schema is dropped when the job is over (unshare).
+ *
+ * The calls. fetch is `SELECT quantity FROM trades WHERE id = $1` (one row, or the
+ * run fails with -ENOENT), update is `UPDATE trades SET status = $2, run = $3 WHERE
+ * id = $1` (one row), each a prepared statement. An update sets a value, never adds
+ * to one, so repeating it changes nothing: runs, iterations and a repeat after a
+ * failure all leave the same status. `run` counts this rank's strategy runs, so that
+ * the check after each run can tell a status written by it from an earlier run's.
+ *
+ * The proof. After every strategy run the rank reads its trades' status and run back
+ * and compares them, trade for trade, with the results the run hands the HDF5 file;
+ * any difference fails the run with one message naming the trade.
+ *
+ * A database that goes away mid-run fails the calls in flight with -ECONNRESET; the
+ * first says, once per process, which database and what libpq said.
+ */
+#ifndef LD_SETTLE_DB_H
+#define LD_SETTLE_DB_H
+
+#include <stddef.h>
+
+#include "pg_uv.h"
+#include "settle.h"
+
+typedef struct ld_settle_db ld_settle_db;
+
+/* The calls that go to the database under --db postgres. */
+static inline int ld_settle_is_db(int call)
+{
+    return call == LD_CALL_FETCH || call == LD_CALL_UPDATE;
+}
+
+/* settle's check, for the db options: their form, and under --db postgres that this
+ * rank can connect. */
+int ld_settle_db_check(const ld_settle_config *sc, char *err, size_t errlen);
+
+/* On rank 0: the run's schema and its empty table; the schema's name into blob. */
+int ld_settle_db_share(const ld_job_config *cfg, char *blob, size_t len, void **state);
+
+/* Drop the run's schema. */
+void ld_settle_db_unshare(void *state);
+
+/* In prepare: this rank's trades COPYed into the schema rank 0 made. */
+int ld_settle_db_open(ld_settle_db **out, const ld_job_config *cfg, const char *schema,
+                      const ld_trade *trades, size_t n);
+
+/* Free db. NULL does nothing. */
+void ld_settle_db_close(ld_settle_db *db);
+
+/* A blocking connection with the statements prepared: one per pool thread. */
+int ld_settle_db_connect(PGconn **out, const ld_settle_db *db);
+
+/* A pipelined connection on loop: one per carrier, shared by its trades. */
+int ld_settle_db_pipe(ld_pg_uv **out, const ld_settle_db *db, uv_loop_t *loop);
+
+/* Call `call` (fetch or update) of trade t, whose first failed check is `failed`
+ * (-1: none), so that an update writes its final status: 0 or a negative errno.
+ * Blocking on c; parking the calling green thread on p; or with cb(arg, rc) called on
+ * p's loop when it is done. */
+int ld_settle_db_blocking(PGconn *c, const ld_settle_db *db, const ld_trade *t, int call,
+                          int failed);
+int ld_settle_db_green(ld_pg_uv *p, const ld_settle_db *db, const ld_trade *t, int call,
+                       int failed);
+typedef void (*ld_settle_db_cb)(void *arg, int rc);
+int ld_settle_db_uv(ld_pg_uv *p, const ld_settle_db *db, const ld_trade *t, int call,
+                    int failed, ld_settle_db_cb cb, void *arg);
+
+/* After a strategy's run: when it succeeded, every trade's status in the database
+ * compared with its result; the run counted either way. Returns rc, or the error of
+ * the comparison. */
+int ld_settle_db_end(ld_settle_db *db, const ld_job_input *in, int rc);
+
+#endif

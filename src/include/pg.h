@@ -1,0 +1,46 @@
+/* pg.h: PostgreSQL connections through libpq, made before any query is timed.
+ *
+ * A connection is opened from a URL (postgresql://...) or, for the word "env", from
+ * libpq's own environment (PGHOST, PGPORT, PGUSER, PGDATABASE), with a connect timeout
+ * of LD_PG_CONNECT_TIMEOUT_S seconds, and its statements are prepared at once, so that
+ * every later query is one round trip of a prepared statement.
+ *
+ * Errors are negative errno codes, never exits: -ECONNREFUSED for a server that cannot
+ * be reached or refuses the session, -EINVAL for a URL libpq cannot parse, -EIO for a
+ * statement the server refused, -ENOMEM. Where a `why` buffer is given, the first line
+ * of libpq's own message goes there.
+ */
+#ifndef LD_PG_H
+#define LD_PG_H
+
+#include <stddef.h>
+
+#include <libpq-fe.h>
+
+#define LD_PG_CONNECT_TIMEOUT_S 5
+
+/* A statement to prepare on every connection: its name and its SQL ($1, $2, ...). */
+typedef struct ld_pg_stmt {
+    const char *name;
+    const char *sql;
+    int nparams;
+} ld_pg_stmt;
+
+/* Whether url is a URL libpq parses, or "env": 0, or -EINVAL with libpq's why. */
+int ld_pg_url_check(const char *url, char *why, size_t len);
+
+/* A blocking connection to url with the n statements prepared on it. */
+int ld_pg_connect(PGconn **out, const char *url, const ld_pg_stmt *stmts, size_t n,
+                  char *why, size_t len);
+
+/* Run sql (no parameters) on c and wait for it: 0, or -EIO with the server's why. */
+int ld_pg_exec(PGconn *c, const char *sql, char *why, size_t len);
+
+/* The first line of text (a libpq message) into why[0..len); nothing when why is NULL. */
+void ld_pg_why(const char *text, char *why, size_t len);
+
+/* The negative errno a failed call on c stands for: -ECONNRESET when the connection is
+ * gone, -EIO when the server refused one statement. */
+int ld_pg_error(const PGconn *c);
+
+#endif

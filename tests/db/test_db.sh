@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# settle --db postgres on a private PostgreSQL of the test's own (scripts/pg-local),
+# under mpirun -n 2:
+#   - every strategy's statuses equal --db none's, trade for trade (the run itself has
+#     compared them with the database's after each strategy run), and the run's schema
+#     is gone afterwards;
+#   - a bad --db-url, or a server that refuses, is exit 2 and one message;
+#   - the database killed mid-run fails the run: non-zero, one line naming the
+#     database, no file; restarted, the same run gives --db none's statuses.
+# Usage: test_db.sh LOOMDIST PYTHON WORKDIR
+set -uo pipefail
+bin=$(realpath "$1") py=$2 work=$3
+here=$(cd "$(dirname "$0")" && pwd)
+pglocal=$here/../../scripts/pg-local
+check=$here/../settle/check_http_io.py
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+chmod 755 "$work"
+fails=0
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+
+port=$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+data=$work/pgdata
+url=$("$pglocal" start "$data" "$port") || {
+    echo "FAIL: could not start PostgreSQL"
+    exit 1
+}
+trap '"$pglocal" stop "$data" > /dev/null 2>&1' EXIT
+psql=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)/psql
+common=(--quiet --jobs settle --trades 240 --fail-rate 0.2 --latency-scale 0.01 --os-threads 16)
+
+# loomdist N OUT ARGS...: a run on N ranks, stderr in OUT.err; its status.
+loomdist() {
+    local n=$1 out=$2
+    shift 2
+    timeout 120 mpirun -n "$n" "$bin" "${common[@]}" --output "$work/$out.h5" "$@" \
+        > "$out.out" 2> "$out.err"
+}
+
+# The run on two ranks, against sleep mode's statuses.
+loomdist 2 sleep || fail "sleep run: $(cat sleep.err)"
+loomdist 2 db --db postgres --db-url "$url" || fail "db run: $(cat db.err)"
+"$py" "$check" same sleep.h5 db.h5 || fail "db statuses differ from sleep mode's"
+left=$("$psql" -At "$url" -c "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'loomdist_%'")
+[ "$left" = 0 ] || fail "the run left $left schema(s) behind"
+
+# With --io http too: all five calls real.
+loomdist 1 both --db postgres --db-url "$url" --io http || fail "db+http run: $(cat both.err)"
+"$py" "$check" same sleep.h5 both.h5 || fail "db+http statuses differ from sleep mode's"
+
+# expect STATUS MESSAGE ARGS...: the status, the message once, no file.
+expect() {
+    local status=$1 message=$2
+    shift 2
+    loomdist 2 bad "$@"
+    local rc=$? count
+    count=$(grep -cF -- "loomdist: $message" bad.err)
+    if [ "$rc" != "$status" ] || [ "$count" != 1 ] || [ -e bad.h5 ] || [ -e bad.h5.tmp ]; then
+        fail "($*): status $rc, message seen $count times: $(cat bad.err)"
+    fi
+}
+expect 2 "--db-url takes env or a postgresql:// URL, not 'mysql://x'" --db postgres \
+    --db-url mysql://x
+expect 2 "--db-url is for --db postgres" --db-url "$url"
+expect 2 "cannot connect to the database at --db-url postgresql://127.0.0.1:1/x" \
+    --db postgres --db-url postgresql://127.0.0.1:1/x
+
+# Killed mid-run: green at full latency, five iterations (about 2 s), struck at 1 s.
+timeout 120 mpirun -n 2 "$bin" --quiet --jobs settle --trades 240 --fail-rate 0.2 \
+    --strategies green --iterations 5 --db postgres --db-url "$url" \
+    --output "$work/killed.h5" > killed.out 2> killed.err &
+run=$!
+sleep 1.5
+"$pglocal" kill "$data" || fail "could not kill PostgreSQL"
+wait "$run"
+rc=$?
+lost=$(grep -c "^loomdist: settle: lost the database at 127.0.0.1:$port/postgres" killed.err)
+[ "$rc" != 0 ] || fail "the killed run exited 0"
+[ "$lost" -ge 1 ] && [ "$lost" -le 2 ] ||
+    fail "the killed run named the database $lost times (once per rank at most): $(cat killed.err)"
+[ ! -e killed.h5 ] && [ ! -e killed.h5.tmp ] || fail "the killed run left a file"
+
+# Restarted, the same run is sleep mode's.
+"$pglocal" start "$data" "$port" > /dev/null || fail "could not restart PostgreSQL"
+loomdist 2 again --db postgres --db-url "$url" || fail "run after restart: $(cat again.err)"
+"$py" "$check" same sleep.h5 again.h5 || fail "after the restart statuses differ"
+
+[ "$fails" = 0 ] && echo "db: statuses equal sleep mode's and the database's, bad" \
+    "input exits 2, a killed database fails the run and a restart repeats it"
+exit "$((fails > 0))"
