@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Drive loomdist's SMPI skeleton from real runs, and compare or sweep.
+
+calibrate: a real loomdist HDF5 run gives the skeleton its figures: each strategy's
+ns per trade per iteration, prepare's ns per trade, the percentile columns the table
+gathers, the file's datasets and bytes per trade, and the write's ns per byte (from a
+reference run, so that the write is predicted, not replayed).
+
+  predict.py validate --skeleton loomdist-sim --platform sim/platforms/local.xml \\
+      --write-from ONE_RANK.h5 RUN.h5 ...
+prints measured against predicted (makespan, scatter, gather) for each run and exits
+1 when a makespan is off by more than 10% or a scatter or gather by more than 25%.
+
+  predict.py sweep --skeleton loomdist-sim --platform sim/platforms/hpc-fattree.xml \\
+      --calibration RUN.h5 --write-from ONE_RANK.h5 --out predicted.csv
+simulates strong (8,000 and 8,000,000 trades) and weak (8,000 per rank) scaling from
+1 to 1,024 nodes, block and cyclic, and writes every point to a CSV whose every row
+says predicted and names its platform.
+
+The makespan is the sum of the phases from the book to the file closed, the slowest
+rank's: start-up and the checks happen before any work and are not simulated.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+PHASES = ["startup", "checks", "book", "scatter", "prepare", "strategies", "gather", "write"]
+MODELLED = PHASES[2:]
+TOLERANCE = {"makespan": 0.10, "scatter": 0.25, "gather": 0.25}
+
+
+def phases_of(f):
+    """{phase: per-rank ns array} from /ranks/phase_ns."""
+    d = f["ranks/phase_ns"]
+    names = d.attrs["phases"].split(",")
+    return {n: d[k].astype(float) for k, n in enumerate(names)}
+
+
+def summary(ph):
+    """The slowest rank's makespan and each modelled phase, in s."""
+    total = sum(ph[p] for p in MODELLED)
+    out = {"makespan": total.max() / 1e9}
+    out.update({p: ph[p].max() / 1e9 for p in MODELLED})
+    return out
+
+
+def count_datasets(f):
+    n = [0]
+    f.visititems(lambda _, o: n.__setitem__(0, n[0] + isinstance(o, h5py.Dataset)))
+    return n[0]
+
+
+def write_rate(path):
+    """The reference run's write, ns per byte of its file, per rank writing."""
+    with h5py.File(path, "r") as f:
+        ph = phases_of(f)
+        ranks = int(f.attrs["ranks"])
+    return ph["write"].max() * ranks / os.path.getsize(path)
+
+
+def calibrate(path, write_ns_per_byte):
+    """The skeleton's arguments that replay one real run's per-rank work."""
+    with h5py.File(path, "r") as f:
+        jobs = f.attrs["jobs"].split(",")
+        if len(jobs) != 1:
+            sys.exit(f"predict.py: {path} ran {len(jobs)} jobs; calibrate on one")
+        job = f[jobs[0]]
+        trades_rank = f["ranks/trades"][...].astype(float)
+        work, pct = [], 0
+        ph = phases_of(f)
+        warmup = int(f.attrs["warmup"])
+        iterations = int(f.attrs["iterations"])
+        walls = [job[name]["wall_ns"][...].astype(float).mean(axis=0) for name in job]
+        first = 1 if warmup == 0 and len(walls) > 1 and jobs[0] == "var" else 0
+        runs = [warmup + iterations + (first if k == 0 else 0) for k in range(len(walls))]
+        # Each strategy's share of the rank's strategies phase, which also holds what
+        # its wall time leaves out (stacks, the per-iteration percentiles, the waits).
+        timed = sum(n * w for n, w in zip(runs, walls))
+        scale = ph["strategies"] / timed
+        work = [float(np.mean(w * scale / trades_rank)) for w in walls]
+        pct = sum(1 for k in job[next(iter(job))] if k.startswith("p50_"))
+        args = {"trades": int(f.attrs["trades"]), "seed": int(f.attrs["seed"]),
+                "partition": f.attrs["partition"], "warmup": warmup,
+                "first-warmup": first, "iterations": iterations,
+                "work": ",".join(f"{w:.4f}" for w in work),
+                "prepare": float(np.mean(ph["prepare"] / trades_rank)),
+                "pct-columns": pct, "datasets": count_datasets(f),
+                "bytes-per-trade": os.path.getsize(path) / int(f.attrs["trades"]),
+                "write-ns-per-byte": write_ns_per_byte}
+        return args, int(f.attrs["ranks"]), summary(ph)
+
+
+def simulate(skeleton, platform, ranks, args, cores=0):
+    """Run the skeleton on `ranks` simulated hosts; {phase: per-rank ns array}. With
+    `cores`, the ranks shared that many cores when measured: what runs natively in the
+    skeleton (the book, the sort) is slowed by ranks/cores, as the real ranks' waits
+    poll the cores the working rank needs."""
+    speed = max(1.0, ranks / cores) if cores else 1.0
+    with tempfile.NamedTemporaryFile("w", suffix=".hosts", delete=False) as h:
+        h.write("".join(f"node-{i}\n" for i in range(ranks)))
+    cmd = ["smpirun", "-np", str(ranks), "-platform", platform, "-hostfile", h.name,
+           f"--cfg=smpi/host-speed:{speed}Gf", "--cfg=smpi/bw-factor:0:1",
+           "--cfg=smpi/lat-factor:0:1", "--log=root.thres:critical", skeleton]
+    for k, v in args.items():
+        cmd += [f"--{k}", str(v)]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    except subprocess.CalledProcessError as e:
+        sys.exit(f"predict.py: the simulation failed: {e.stderr.strip()[-500:]}")
+    finally:
+        os.unlink(h.name)
+    ph = {}
+    for line in out.splitlines():
+        if line.startswith("phase_ns "):
+            name, vals = line[len("phase_ns "):].split("=")
+            ph[name] = np.array([float(v) for v in vals.split(",")])
+    return ph
+
+
+def validate(a):
+    rate = write_rate(a.write_from)
+    failed = 0
+    print("| run | ranks | figure | measured (s) | predicted (s) | error |")
+    print("|---|---|---|---|---|---|")
+    for path in a.runs:
+        args, ranks, measured = calibrate(path, rate)
+        predicted = summary(simulate(a.skeleton, a.platform, ranks, args, a.cores))
+        for k in ["makespan"] + MODELLED:
+            err = predicted[k] / measured[k] - 1 if measured[k] else 0.0
+            bad = abs(err) > TOLERANCE.get(k, float("inf"))
+            failed += bad
+            print(f"| {os.path.basename(path)} | {ranks} | {k} | {measured[k]:.4f} | "
+                  f"{predicted[k]:.4f} | {err:+.1%}{' FAIL' if bad else ''} |")
+    return 1 if failed else 0
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    v = sub.add_parser("validate")
+    v.add_argument("--skeleton", required=True)
+    v.add_argument("--platform", required=True)
+    v.add_argument("--write-from", required=True)
+    v.add_argument("--cores", type=int, default=0,
+                   help="cores the measured ranks shared (one machine), else 0")
+    v.add_argument("runs", nargs="+")
+    a = p.parse_args()
+    if a.cmd == "validate":
+        return validate(a)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+/* sim_options.c: the skeleton's options, "--name value" each. */
+#include "sim_options.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A number >= 0 that is the whole of text, into *out. */
+static int number(const char *text, double *out)
+{
+    char *end;
+    *out = strtod(text, &end);
+    return end != text && *end == '\0' && *out >= 0 ? 0 : -1;
+}
+
+/* "--work 12.5,30": one figure per strategy. */
+static int work_list(sim_options *s, const char *text)
+{
+    char copy[512], *save = NULL;
+    snprintf(copy, sizeof copy, "%s", text);
+    s->nwork = 0;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (s->nwork == SIM_WORK_MAX || number(t, &s->work_ns[s->nwork]) != 0)
+            return -1;
+        s->nwork++;
+    }
+    return s->nwork ? 0 : -1;
+}
+
+/* One option and its value into s. */
+static int set(sim_options *s, const char *name, const char *value)
+{
+    double v = 0;
+    if (strcmp(name, "--work") == 0)
+        return work_list(s, value);
+    if (strcmp(name, "--partition") == 0) {
+        s->o.partition =
+            strcmp(value, "cyclic") == 0 ? LD_PARTITION_CYCLIC : LD_PARTITION_BLOCK;
+        return strcmp(value, "cyclic") == 0 || strcmp(value, "block") == 0 ? 0 : -1;
+    }
+    if (number(value, &v) != 0)
+        return -1;
+    if (strcmp(name, "--trades") == 0 && v >= 1)
+        s->o.trades = (uint64_t)v;
+    else if (strcmp(name, "--seed") == 0)
+        s->o.seed = (uint64_t)v;
+    else if (strcmp(name, "--warmup") == 0)
+        s->warmup = (unsigned)v;
+    else if (strcmp(name, "--first-warmup") == 0)
+        s->first_warmup = (unsigned)v;
+    else if (strcmp(name, "--iterations") == 0 && v >= 1)
+        s->iterations = (unsigned)v;
+    else if (strcmp(name, "--prepare") == 0)
+        s->prepare_ns = v;
+    else if (strcmp(name, "--pct-columns") == 0)
+        s->pct_columns = (unsigned)v;
+    else if (strcmp(name, "--bytes-per-trade") == 0)
+        s->bytes_per_trade = v;
+    else if (strcmp(name, "--datasets") == 0 && v >= 1)
+        s->datasets = (unsigned)v;
+    else if (strcmp(name, "--write-ns-per-byte") == 0)
+        s->write_ns_per_byte = v;
+    else
+        return -1;
+    return 0;
+}
+
+int sim_options_parse(sim_options *s, int argc, char **argv, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    s->o.trades = 8000;
+    s->o.seed = 42;
+    s->iterations = 1;
+    s->datasets = 1;
+    s->nwork = 1;
+    for (int i = 1; i < argc; i += 2) {
+        if (i + 1 >= argc || set(s, argv[i], argv[i + 1]) != 0) {
+            snprintf(err, errlen, "bad option or value: %s%s%s", argv[i],
+                     i + 1 < argc ? " " : "", i + 1 < argc ? argv[i + 1] : "");
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,158 @@
+/* skeleton.c: loomdist's distributed part, for SimGrid's SMPI (built with smpicc).
+ *
+ * What runs for real, from the driver's own files compiled a second time: rank 0
+ * builds the book and deals it (mpi/partition.c over src/book.c), and the phases are
+ * timed by mpi/phases.c, whose clock SMPI turns into simulated time. What is injected
+ * as simulated compute (smpi_execute_flops: a host of 1 Gf takes 1 ns a flop), with
+ * durations measured by real loomdist runs: each rank's
+ * prepare and each strategy's iterations, in nanoseconds per trade the rank holds, and
+ * the write's bytes at a measured rate. The communication follows the driver's: the
+ * "ok" reductions after each step, a barrier and a reduction per iteration, the
+ * table's reductions and the gather of every trade's percentile values to rank 0,
+ * which sorts them, and one collective step per dataset of the write.
+ *
+ * Rank 0 prints one line, "phase_ns name=v,v,... " per phase, one value per rank.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "partition.h"
+#include "phases.h"
+#include "sim_options.h"
+
+/* What the table's reduce_row does per strategy: one "ok" and five reductions per
+ * iteration, four for the means, one for the figures; per percentile column an "ok",
+ * a Gather of counts and a Gatherv of every value, sorted on rank 0. */
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void gather_column(MPI_Comm comm, const ld_share *share, int rank, int size)
+{
+    int n = (int)share->n, ok = 1;
+    int64_t *mine = malloc((share->n ? share->n : 1) * sizeof *mine);
+    for (size_t i = 0; mine && i < share->n; i++)
+        mine[i] = (int64_t)((share->trades[i].id * 0x9e3779b97f4a7c15ull) >> 20);
+    int *counts = rank == 0 ? malloc((size_t)size * sizeof *counts) : NULL;
+    int *displs = rank == 0 ? malloc((size_t)size * sizeof *displs) : NULL;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
+    int64_t total = 0;
+    for (int r = 0; rank == 0 && r < size; r++) {
+        displs[r] = (int)total;
+        total += counts[r];
+    }
+    int64_t *all = rank == 0 ? malloc((size_t)(total ? total : 1) * sizeof *all) : NULL;
+    MPI_Gatherv(mine, n, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, comm);
+    if (rank == 0)
+        qsort(all, (size_t)total, sizeof *all, cmp_i64);
+    free(all);
+    free(counts);
+    free(displs);
+    free(mine);
+}
+
+static void reduce_strategy(MPI_Comm comm, const sim_options *s, const ld_share *share,
+                            int rank, int size)
+{
+    int ok = 1;
+    double v = 1, out;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    for (unsigned k = 0; k < 5 * s->iterations + 5; k++)
+        MPI_Reduce(&v, &out, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
+    for (unsigned c = 0; c < s->pct_columns; c++)
+        gather_column(comm, share, rank, size);
+}
+
+/* One strategy's iterations as run.c runs them: barrier, the work, "ok", progress. */
+static void run_strategy(MPI_Comm comm, const sim_options *s, unsigned warmup,
+                         double ns_per_trade, const ld_share *share)
+{
+    for (unsigned it = 0; it < warmup + s->iterations; it++) {
+        MPI_Barrier(comm);
+        smpi_execute_flops(ns_per_trade * (double)share->n);
+        int ok = 1;
+        int64_t wall = 0, max;
+        MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+        MPI_Reduce(&wall, &max, 1, MPI_INT64_T, MPI_MAX, 0, comm);
+    }
+}
+
+/* The write as parallel HDF5 makes it with collective metadata: per dataset, one
+ * collective step, then this rank's bytes at the measured rate. */
+static void write_file(MPI_Comm comm, const sim_options *s, const ld_share *share)
+{
+    double bytes = s->bytes_per_trade * (double)share->n / (double)s->datasets;
+    for (unsigned d = 0; d < s->datasets; d++) {
+        int ok = 1;
+        MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+        smpi_execute_flops(bytes * s->write_ns_per_byte);
+    }
+    int ok = 1;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+}
+
+/* Rank 0 prints every rank's phases, one line per phase. */
+static void print_phases(MPI_Comm comm, const ld_phases *ph, int rank, int size)
+{
+    int64_t *all = rank == 0 ? malloc((size_t)size * LD_PHASES * sizeof *all) : NULL;
+    MPI_Gather(ph->ns, LD_PHASES, MPI_INT64_T, all, LD_PHASES, MPI_INT64_T, 0, comm);
+    for (int k = 0; rank == 0 && k < LD_PHASES; k++) {
+        printf("phase_ns %s=", ld_phase_names[k]);
+        for (int r = 0; r < size; r++)
+            printf("%s%lld", r ? "," : "", (long long)all[(size_t)r * LD_PHASES + k]);
+        printf("\n");
+    }
+    free(all);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    sim_options s;
+    char err[256];
+    if (sim_options_parse(&s, argc, argv, err, sizeof err) != 0) {
+        if (rank == 0)
+            fprintf(stderr, "loomdist-sim: %s\n", err);
+        MPI_Finalize();
+        return 2;
+    }
+    MPI_Comm comm = MPI_COMM_WORLD;
+    ld_phases ph;
+    ld_phases_start(&ph, ld_phases_now());
+    ld_share share = {0};
+    ld_trade *book = rank == 0 ? ld_partition_book(&s.o, size) : NULL;
+    MPI_Barrier(comm);
+    ld_phases_end(&ph, LD_PHASE_BOOK);
+    int rc = ld_partition_scatter(comm, &s.o, book, &share);
+    free(book);
+    ld_phases_end(&ph, LD_PHASE_SCATTER);
+    if (rc == 0) {
+        int ok = 1;
+        smpi_execute_flops(s.prepare_ns * (double)share.n);
+        MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+        MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+        ld_phases_end(&ph, LD_PHASE_PREPARE);
+        for (unsigned k = 0; k < s.nwork; k++)
+            run_strategy(comm, &s, s.warmup + (k == 0 ? s.first_warmup : 0), s.work_ns[k],
+                         &share);
+        ld_phases_end(&ph, LD_PHASE_STRATEGIES);
+        for (unsigned k = 0; k < s.nwork; k++)
+            reduce_strategy(comm, &s, &share, rank, size);
+        MPI_Barrier(comm);
+        ld_phases_end(&ph, LD_PHASE_GATHER);
+        write_file(comm, &s, &share);
+        ld_phases_end(&ph, LD_PHASE_WRITE);
+        print_phases(comm, &ph, rank, size);
+    }
+    ld_share_free(&share);
+    MPI_Finalize();
+    return rc == 0 ? 0 : 1;
+}
