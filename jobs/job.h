@@ -88,8 +88,9 @@ enum ld_col_flags {
     LD_COL_PERCENTILES = 1, /* the driver reports p50, p99 and max of it */
 };
 
-typedef struct ld_column {
-    const char *name; /* the dataset's name */
+/* Laid out in the order a table reads best, as ld_opt is. */
+typedef struct ld_column { /* NOLINT(clang-analyzer-optin.performance.Padding) */
+    const char *name;      /* the dataset's name */
     enum ld_col_type type;
     const char *unit; /* the dataset's unit attribute: "ns", "USD", "" for a code */
     size_t offset;    /* of the value in the job's result struct */

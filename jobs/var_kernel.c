@@ -211,6 +211,8 @@ typedef struct var_simd {
     void (*minmax)(const double *a, uint32_t n, double *lo, double *hi);
 } var_simd;
 
+/* target is an attribute, which no parentheses may enclose. */
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define VAR_SIMD_COPY(suffix, target)                                                    \
     target static void var_pnl_##suffix(double *a, uint32_t n, double price,             \
                                         double notional)                                 \
@@ -222,6 +224,7 @@ typedef struct var_simd {
     {                                                                                    \
         var_minmax_body(a, n, lo, hi);                                                   \
     }
+// NOLINTEND(bugprone-macro-parentheses)
 
 VAR_SIMD_COPY(generic, )
 #define VAR_SIMD_ENTRY(suffix)                                                           \
