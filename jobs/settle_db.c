@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,8 @@
 #include <unistd.h>
 
 #include "gt.h"
+#include "hist.h"
+#include "metrics.h"
 
 /* The longest schema name: loomdist_<pid>_<seconds>_<microseconds>. */
 #define SCHEMA_MAX 64
@@ -30,7 +33,21 @@ struct ld_settle_db {
     char sql[STMTS][256];
     ld_pg_stmt stmts[STMTS];
     unsigned run; /* this rank's strategy runs so far */
+    /* The run's round trips, fetch and update, each from its send to its answer (on a
+     * pipe, the queries ahead of it included), and the connections it opened. */
+    pthread_mutex_t lock;
+    ld_hist trip[STMTS];
+    atomic_uint connections;
 };
+
+/* One round trip of statement s, begun at t0 (ld_now_ns). */
+static void count_trip(ld_settle_db *db, int s, int64_t t0)
+{
+    int64_t ns = ld_now_ns() - t0;
+    pthread_mutex_lock(&db->lock);
+    ld_hist_add(&db->trip[s], ns > 0 ? (uint64_t)ns : 0);
+    pthread_mutex_unlock(&db->lock);
+}
 
 /* A run's first lost database is said once, whichever thread or carrier saw it. */
 static atomic_int said_lost;
@@ -194,6 +211,7 @@ int ld_settle_db_open(ld_settle_db **out, const ld_job_config *cfg, const char *
     ld_settle_db *db = calloc(1, sizeof *db);
     if (!db)
         return -ENOMEM;
+    pthread_mutex_init(&db->lock, NULL);
     snprintf(db->url, sizeof db->url, "%s", sc->db_url);
     snprintf(db->schema, sizeof db->schema, "%s", schema);
     snprintf(db->sql[STMT_FETCH], sizeof db->sql[0],
@@ -214,7 +232,7 @@ int ld_settle_db_open(ld_settle_db **out, const ld_job_config *cfg, const char *
         PQfinish(c);
     }
     if (rc != 0) {
-        free(db);
+        ld_settle_db_close(db);
         return rc;
     }
     *out = db;
@@ -223,24 +241,31 @@ int ld_settle_db_open(ld_settle_db **out, const ld_job_config *cfg, const char *
 
 void ld_settle_db_close(ld_settle_db *db)
 {
+    if (!db)
+        return;
+    pthread_mutex_destroy(&db->lock);
     free(db);
 }
 
-int ld_settle_db_connect(PGconn **out, const ld_settle_db *db)
+int ld_settle_db_connect(PGconn **out, ld_settle_db *db)
 {
     char why[256] = "";
     int rc = ld_pg_connect(out, db->url, db->stmts, STMTS, why, sizeof why);
     if (rc != 0)
         say_lost(db, why);
+    else
+        atomic_fetch_add(&db->connections, 1);
     return rc;
 }
 
-int ld_settle_db_pipe(ld_pg_uv **out, const ld_settle_db *db, uv_loop_t *loop)
+int ld_settle_db_pipe(ld_pg_uv **out, ld_settle_db *db, uv_loop_t *loop)
 {
     char why[256] = "";
     int rc = ld_pg_uv_open(out, loop, db->url, db->stmts, STMTS, why, sizeof why);
     if (rc != 0)
         say_lost(db, why);
+    else
+        atomic_fetch_add(&db->connections, 1);
     return rc;
 }
 
@@ -271,16 +296,19 @@ static int answer(const PGresult *r, int stmt)
     return strcmp(PQcmdTuples((PGresult *)r), "1") == 0 ? 0 : -ENOENT;
 }
 
-int ld_settle_db_blocking(PGconn *c, const ld_settle_db *db, const ld_trade *t, int call,
+int ld_settle_db_blocking(PGconn *c, ld_settle_db *db, const ld_trade *t, int call,
                           int failed)
 {
     db_params p = {0};
     int s = params_of(db, t, call, failed, &p);
+    int64_t t0 = ld_now_ns();
     PGresult *r =
         PQexecPrepared(c, stmt_name[s], db->stmts[s].nparams, p.v, NULL, NULL, 0);
     ExecStatusType st = PQresultStatus(r);
     int rc =
         st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK ? answer(r, s) : ld_pg_error(c);
+    if (rc == 0)
+        count_trip(db, s, t0);
     if (rc == -ECONNRESET || rc == -EIO)
         say_lost(db, PQerrorMessage(c));
     PQclear(r);
@@ -290,10 +318,11 @@ int ld_settle_db_blocking(PGconn *c, const ld_settle_db *db, const ld_trade *t, 
 /* One call in flight on a pipe: who waits for it, and how it ended. On the heap: a
  * parked green thread's stack may be frozen away while the loop answers. */
 typedef struct db_wait {
-    const ld_settle_db *db;
+    ld_settle_db *db;
     ld_pg_uv *pipe;
     int stmt;
     int rc;
+    int64_t t0;         /* when it was sent */
     ld_gt *thread;      /* green: the parked thread */
     ld_settle_db_cb cb; /* callbacks: what to call */
     void *arg;
@@ -303,6 +332,8 @@ static void on_answer(void *arg, int rc, const PGresult *res)
 {
     db_wait *w = arg;
     w->rc = rc == 0 ? answer(res, w->stmt) : rc;
+    if (w->rc == 0)
+        count_trip(w->db, w->stmt, w->t0);
     if (rc == -ECONNRESET || rc == -EIO)
         say_lost(w->db, ld_pg_uv_why(w->pipe));
     if (w->thread) {
@@ -314,18 +345,19 @@ static void on_answer(void *arg, int rc, const PGresult *res)
 }
 
 /* Send the call; w is the answer's. */
-static int send_call(ld_pg_uv *p, const ld_settle_db *db, const ld_trade *t, int call,
+static int send_call(ld_pg_uv *p, ld_settle_db *db, const ld_trade *t, int call,
                      int failed, db_wait *w)
 {
     db_params params = {0};
     int s = params_of(db, t, call, failed, &params);
+    w->t0 = ld_now_ns();
     w->db = db;
     w->pipe = p;
     w->stmt = s;
     return ld_pg_uv_send(p, stmt_name[s], db->stmts[s].nparams, params.v, on_answer, w);
 }
 
-int ld_settle_db_green(ld_pg_uv *p, const ld_settle_db *db, const ld_trade *t, int call,
+int ld_settle_db_green(ld_pg_uv *p, ld_settle_db *db, const ld_trade *t, int call,
                        int failed)
 {
     db_wait *w = calloc(1, sizeof *w);
@@ -341,7 +373,7 @@ int ld_settle_db_green(ld_pg_uv *p, const ld_settle_db *db, const ld_trade *t, i
     return rc;
 }
 
-int ld_settle_db_uv(ld_pg_uv *p, const ld_settle_db *db, const ld_trade *t, int call,
+int ld_settle_db_uv(ld_pg_uv *p, ld_settle_db *db, const ld_trade *t, int call,
                     int failed, ld_settle_db_cb cb, void *arg)
 {
     db_wait *w = calloc(1, sizeof *w);
@@ -424,12 +456,15 @@ static int compare(const ld_settle_db *db, const ld_job_input *in, const PGresul
 }
 
 /* Every trade of the rank read back in one query and compared with its result. */
-static int verify(const ld_settle_db *db, const ld_job_input *in)
+static int verify(ld_settle_db *db, const ld_job_input *in)
 {
     PGconn *c;
     db_row *rows = sorted_trades(in);
     char *ids = rows ? id_array(rows, in->n) : NULL;
-    int rc = ids ? ld_settle_db_connect(&c, db) : -ENOMEM;
+    char why[256] = "";
+    int rc = ids ? ld_pg_connect(&c, db->url, NULL, 0, why, sizeof why) : -ENOMEM;
+    if (rc == -ECONNREFUSED)
+        say_lost(db, why);
     if (rc == 0) {
         char sql[192];
         snprintf(sql, sizeof sql,
@@ -450,8 +485,28 @@ static int verify(const ld_settle_db *db, const ld_job_input *in)
     return rc;
 }
 
+/* The run's round trips as figures, in ms, and its connections; then a fresh start. */
+static void figures(ld_settle_db *db, ld_figures *f)
+{
+    static const char *const name[STMTS][3] = {
+        {"db_fetch_p50", "db_fetch_p99", "db_fetch_max"},
+        {"db_update_p50", "db_update_p99", "db_update_max"}};
+    for (int s = 0; f && s < STMTS; s++) {
+        ld_figure_add(f, name[s][0], (double)ld_hist_quantile(&db->trip[s], 0.5) / 1e6,
+                      "ms");
+        ld_figure_add(f, name[s][1], (double)ld_hist_quantile(&db->trip[s], 0.99) / 1e6,
+                      "ms");
+        ld_figure_add(f, name[s][2], (double)ld_hist_max(&db->trip[s]) / 1e6, "ms");
+    }
+    if (f)
+        ld_figure_add(f, "db_connections", atomic_load(&db->connections), "");
+    memset(db->trip, 0, sizeof db->trip);
+    atomic_store(&db->connections, 0);
+}
+
 int ld_settle_db_end(ld_settle_db *db, const ld_job_input *in, int rc)
 {
+    figures(db, in->figures);
     if (rc == 0)
         rc = verify(db, in);
     db->run++;

@@ -16,6 +16,11 @@
  * failure all leave the same status. `run` counts this rank's strategy runs, so that
  * the check after each run can tell a status written by it from an earlier run's.
  *
+ * Figures. Each strategy run reports the p50, p99 and maximum of its fetch and update
+ * round trips (send to answer; on a shared pipelined connection the queries queued
+ * ahead included) as db_fetch_p50, ..., db_update_max in ms, and db_connections, the
+ * connections it opened (the server's backends it used).
+ *
  * The proof. After every strategy run the rank reads its trades' status and run back
  * and compares them, trade for trade, with the results the run hands the HDF5 file;
  * any difference fails the run with one message naming the trade.
@@ -57,21 +62,21 @@ int ld_settle_db_open(ld_settle_db **out, const ld_job_config *cfg, const char *
 void ld_settle_db_close(ld_settle_db *db);
 
 /* A blocking connection with the statements prepared: one per pool thread. */
-int ld_settle_db_connect(PGconn **out, const ld_settle_db *db);
+int ld_settle_db_connect(PGconn **out, ld_settle_db *db);
 
 /* A pipelined connection on loop: one per carrier, shared by its trades. */
-int ld_settle_db_pipe(ld_pg_uv **out, const ld_settle_db *db, uv_loop_t *loop);
+int ld_settle_db_pipe(ld_pg_uv **out, ld_settle_db *db, uv_loop_t *loop);
 
 /* Call `call` (fetch or update) of trade t, whose first failed check is `failed`
  * (-1: none), so that an update writes its final status: 0 or a negative errno.
  * Blocking on c; parking the calling green thread on p; or with cb(arg, rc) called on
  * p's loop when it is done. */
-int ld_settle_db_blocking(PGconn *c, const ld_settle_db *db, const ld_trade *t, int call,
+int ld_settle_db_blocking(PGconn *c, ld_settle_db *db, const ld_trade *t, int call,
                           int failed);
-int ld_settle_db_green(ld_pg_uv *p, const ld_settle_db *db, const ld_trade *t, int call,
+int ld_settle_db_green(ld_pg_uv *p, ld_settle_db *db, const ld_trade *t, int call,
                        int failed);
 typedef void (*ld_settle_db_cb)(void *arg, int rc);
-int ld_settle_db_uv(ld_pg_uv *p, const ld_settle_db *db, const ld_trade *t, int call,
+int ld_settle_db_uv(ld_pg_uv *p, ld_settle_db *db, const ld_trade *t, int call,
                     int failed, ld_settle_db_cb cb, void *arg);
 
 /* After a strategy's run: when it succeeded, every trade's status in the database
