@@ -6,8 +6,7 @@
 
 #include <stdlib.h>
 
-/* The MPI datatype of one ld_trade, resized to the struct so arrays of it work. */
-static MPI_Datatype trade_type(void)
+MPI_Datatype ld_partition_trade_type(void)
 {
     int lengths[] = {1, 1, 1, 1, 1, 1, LD_SYMBOL_LEN};
     MPI_Aint displs[] = {offsetof(ld_trade, id),
@@ -70,7 +69,7 @@ int ld_partition_scatter(MPI_Comm comm, const ld_options *o, const ld_trade *boo
                 share->offset = at;
             at += (uint64_t)counts[r];
         }
-        MPI_Datatype trade = trade_type();
+        MPI_Datatype trade = ld_partition_trade_type();
         MPI_Scatterv(book, counts, displs, trade, share->trades, (int)share->n, trade, 0,
                      comm);
         MPI_Type_free(&trade);

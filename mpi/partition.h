@@ -26,4 +26,8 @@ int ld_partition_scatter(MPI_Comm comm, const ld_options *o, const ld_trade *boo
 
 void ld_share_free(ld_share *share);
 
+/* The committed MPI datatype of one ld_trade, named field by field and resized to the
+ * struct so that arrays of it work whatever the padding; the caller frees it. */
+MPI_Datatype ld_partition_trade_type(void);
+
 #endif

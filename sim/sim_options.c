@@ -53,6 +53,12 @@ static int set(sim_options *s, const char *name, const char *value)
         s->prepare_ns = v;
     else if (strcmp(name, "--pct-columns") == 0)
         s->pct_columns = (unsigned)v;
+    else if (strcmp(name, "--copy-ns") == 0)
+        s->copy_ns = v;
+    else if (strcmp(name, "--gather-ns") == 0)
+        s->gather_ns = v;
+    else if (strcmp(name, "--ranks-per-node") == 0 && v >= 1)
+        s->ranks_per_node = (unsigned)v;
     else if (strcmp(name, "--bytes-per-trade") == 0)
         s->bytes_per_trade = v;
     else if (strcmp(name, "--datasets") == 0 && v >= 1)
@@ -71,6 +77,7 @@ int sim_options_parse(sim_options *s, int argc, char **argv, char *err, size_t e
     s->o.seed = 42;
     s->iterations = 1;
     s->datasets = 1;
+    s->ranks_per_node = 1;
     s->nwork = 1;
     for (int i = 1; i < argc; i += 2) {
         if (i + 1 >= argc || set(s, argv[i], argv[i + 1]) != 0) {

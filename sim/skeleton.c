@@ -9,7 +9,8 @@
  * the write's bytes at a measured rate. The communication follows the driver's: the
  * "ok" reductions after each step, a barrier and a reduction per iteration, the
  * table's reductions and the gather of every trade's percentile values to rank 0,
- * which sorts them, and one collective step per dataset of the write.
+ * whose sort is injected, and per dataset of the write one collective step and the
+ * node's slabs handed to its aggregator.
  *
  * Rank 0 prints one line, "phase_ns name=v,v,... " per phase, one value per rank.
  */
@@ -22,21 +23,14 @@
 #include "phases.h"
 #include "sim_options.h"
 
-/* What the table's reduce_row does per strategy: one "ok" and five reductions per
- * iteration, four for the means, one for the figures; per percentile column an "ok",
- * a Gather of counts and a Gatherv of every value, sorted on rank 0. */
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-static void gather_column(MPI_Comm comm, const ld_share *share, int rank, int size)
+/* One percentile column as the table gathers it: an "ok", a Gather of counts and a
+ * Gatherv of every trade's value to rank 0, which then sorts and summarises them all,
+ * injected at the rate a one-rank run measured per trade. */
+static void gather_column(MPI_Comm comm, const sim_options *s, const ld_share *share,
+                          int rank, int size)
 {
     int n = (int)share->n, ok = 1;
-    int64_t *mine = malloc((share->n ? share->n : 1) * sizeof *mine);
-    for (size_t i = 0; mine && i < share->n; i++)
-        mine[i] = (int64_t)((share->trades[i].id * 0x9e3779b97f4a7c15ull) >> 20);
+    int64_t *mine = calloc(share->n ? share->n : 1, sizeof *mine);
     int *counts = rank == 0 ? malloc((size_t)size * sizeof *counts) : NULL;
     int *displs = rank == 0 ? malloc((size_t)size * sizeof *displs) : NULL;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
@@ -49,13 +43,15 @@ static void gather_column(MPI_Comm comm, const ld_share *share, int rank, int si
     int64_t *all = rank == 0 ? malloc((size_t)(total ? total : 1) * sizeof *all) : NULL;
     MPI_Gatherv(mine, n, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, comm);
     if (rank == 0)
-        qsort(all, (size_t)total, sizeof *all, cmp_i64);
+        smpi_execute_flops(s->gather_ns * (double)total);
     free(all);
     free(counts);
     free(displs);
     free(mine);
 }
 
+/* What the table's reduce_row does per strategy: one "ok" and five reductions per
+ * iteration, four for the means, one for the figures, then each percentile column. */
 static void reduce_strategy(MPI_Comm comm, const sim_options *s, const ld_share *share,
                             int rank, int size)
 {
@@ -65,7 +61,7 @@ static void reduce_strategy(MPI_Comm comm, const sim_options *s, const ld_share 
     for (unsigned k = 0; k < 5 * s->iterations + 5; k++)
         MPI_Reduce(&v, &out, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
     for (unsigned c = 0; c < s->pct_columns; c++)
-        gather_column(comm, share, rank, size);
+        gather_column(comm, s, share, rank, size);
 }
 
 /* One strategy's iterations as run.c runs them: barrier, the work, "ok", progress. */
@@ -82,18 +78,34 @@ static void run_strategy(MPI_Comm comm, const sim_options *s, unsigned warmup,
     }
 }
 
-/* The write as parallel HDF5 makes it with collective metadata: per dataset, one
- * collective step, then this rank's bytes at the measured rate. */
-static void write_file(MPI_Comm comm, const sim_options *s, const ld_share *share)
+/* The write as parallel HDF5 over MPI-IO's collective buffering makes it: per
+ * dataset, one collective step for the metadata, then each node's ranks hand their
+ * slab to the node's first rank, the aggregator, which writes the node's bytes at the
+ * rate a one-rank run measured. */
+static void write_file(MPI_Comm comm, const sim_options *s, const ld_share *share,
+                       int rank)
 {
-    double bytes = s->bytes_per_trade * (double)share->n / (double)s->datasets;
+    MPI_Comm node;
+    MPI_Comm_split(comm, rank / (int)s->ranks_per_node, rank, &node);
+    int here, local;
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_size(node, &here);
+    int bytes = (int)(s->bytes_per_trade * (double)share->n / (double)s->datasets);
+    char *slab = calloc((size_t)bytes + 1, 1);
+    char *agg = local == 0 ? malloc(((size_t)bytes + 1) * (size_t)here) : NULL;
     for (unsigned d = 0; d < s->datasets; d++) {
-        int ok = 1;
+        int ok = 1, node_bytes = 0;
         MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
-        smpi_execute_flops(bytes * s->write_ns_per_byte);
+        MPI_Gather(slab, bytes, MPI_CHAR, agg, bytes, MPI_CHAR, 0, node);
+        MPI_Reduce(&bytes, &node_bytes, 1, MPI_INT, MPI_SUM, 0, node);
+        if (local == 0)
+            smpi_execute_flops((double)node_bytes * s->write_ns_per_byte);
     }
     int ok = 1;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    free(agg);
+    free(slab);
+    MPI_Comm_free(&node);
 }
 
 /* Rank 0 prints every rank's phases, one line per phase. */
@@ -132,6 +144,10 @@ int main(int argc, char **argv)
     MPI_Barrier(comm);
     ld_phases_end(&ph, LD_PHASE_BOOK);
     int rc = ld_partition_scatter(comm, &s.o, book, &share);
+    /* SMPI copies a rank's message to itself for free; the real scatter pays rank 0's
+     * own share at the rate a one-rank run's scatter measured. */
+    if (rank == 0)
+        smpi_execute_flops(s.copy_ns * (double)(share.n * sizeof(ld_trade)));
     free(book);
     ld_phases_end(&ph, LD_PHASE_SCATTER);
     if (rc == 0) {
@@ -148,7 +164,7 @@ int main(int argc, char **argv)
             reduce_strategy(comm, &s, &share, rank, size);
         MPI_Barrier(comm);
         ld_phases_end(&ph, LD_PHASE_GATHER);
-        write_file(comm, &s, &share);
+        write_file(comm, &s, &share, rank);
         ld_phases_end(&ph, LD_PHASE_WRITE);
         print_phases(comm, &ph, rank, size);
     }

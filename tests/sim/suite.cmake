@@ -6,3 +6,10 @@ add_test(NAME sim.phases COMMAND ${LD_SIM_TEST_DIR}/test_phases.sh $<TARGET_FILE
   ${LD_PYTHON} ${CMAKE_CURRENT_BINARY_DIR}/sim-phases)
 set_tests_properties(sim.phases PROPERTIES LABELS "mpi;sim" TIMEOUT 180 RUN_SERIAL TRUE
   ENVIRONMENT "${LD_MPI_ENV}")
+
+# The skeleton against real runs at 1 to 4 ranks (skips where SimGrid is absent).
+add_test(NAME sim.validate COMMAND ${LD_SIM_TEST_DIR}/test_validate.sh
+  $<TARGET_FILE:loomdist> "${LD_SIM_SKELETON}" ${LD_PYTHON}
+  ${CMAKE_CURRENT_BINARY_DIR}/sim-validate)
+set_tests_properties(sim.validate PROPERTIES LABELS sim TIMEOUT 600 RUN_SERIAL TRUE
+  SKIP_RETURN_CODE 77 ENVIRONMENT "${LD_MPI_ENV}")
