@@ -258,6 +258,10 @@ static const ld_opt settle_opts[] = {
      "postgres: the server, as a postgresql:// URL, or env for libpq's PGHOST, "
      "PGPORT, PGUSER and PGDATABASE (default env)",
      0, NULL},
+    {"db-pipes", LD_OPT_COUNT, AT(db_pipes), 1, 4096, 1, NULL, "N",
+     "postgres: pipelined connections per carrier that its trades share (default 1); "
+     "threads has one per pool thread",
+     LD_OPT_RESULT, NULL},
 };
 
 #define COL(field) offsetof(ld_settle_result, field)

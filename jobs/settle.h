@@ -42,6 +42,7 @@ typedef struct ld_settle_config {
     uint64_t ch_max_inflight;            /* http: the cap of one loomdist starts; 0 */
     int db;                              /* enum ld_settle_db_mode */
     char db_url[LD_OPT_TEXT_MAX];        /* postgres: env or a postgresql:// URL */
+    uint64_t db_pipes;                   /* postgres: pipelined connections a carrier */
 } ld_settle_config;
 
 /* One trade's outcome: the per-task columns settle declares. */

@@ -37,9 +37,9 @@ struct cb_carrier {
     const ld_job_input *in;
     ld_deadlines *calls;
     ld_http_uv_pool *pool;
-    ld_pg_uv *db; /* --db postgres: the carrier's pipelined connection */
-    size_t left;  /* trades not yet finished */
-    int rc;       /* the first error */
+    ld_settle_db_pipes *db; /* --db postgres: the carrier's pipelined connections */
+    size_t left;            /* trades not yet finished */
+    int rc;                 /* the first error */
 };
 
 typedef struct cb_run {
@@ -59,7 +59,7 @@ static void trade_over(cb_carrier *c, int rc)
         return;
     ld_deadlines_close(c->calls);
     ld_http_uv_pool_close(c->pool);
-    ld_pg_uv_close(c->db);
+    ld_settle_db_pipes_close(c->db);
 }
 
 static void check_done(void *arg, int rc, const ld_http_reply *reply);
@@ -165,7 +165,7 @@ static int start_share(unsigned c, ld_sched *s, void *ctx)
         rc = ld_http_uv_pool_open(&me->pool, ld_sched_loop(s),
                                   (const struct sockaddr *)&h->addr, h->host);
     if (rc == 0 && ld_settle_db_of(r->in))
-        rc = ld_settle_db_pipe(&me->db, ld_settle_db_of(r->in), ld_sched_loop(s));
+        rc = ld_settle_db_pipes_open(&me->db, ld_settle_db_of(r->in), ld_sched_loop(s));
     if (rc) {
         if (me->calls)
             ld_deadlines_close(me->calls);

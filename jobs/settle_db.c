@@ -33,6 +33,7 @@ struct ld_settle_db {
     char sql[STMTS][256];
     ld_pg_stmt stmts[STMTS];
     unsigned run; /* this rank's strategy runs so far */
+    size_t pipes; /* --db-pipes */
     /* The run's round trips, fetch and update, each from its send to its answer (on a
      * pipe, the queries ahead of it included), and the connections it opened. */
     pthread_mutex_t lock;
@@ -65,10 +66,11 @@ int ld_settle_db_check(const ld_settle_config *sc, char *err, size_t errlen)
 {
     char why[256] = "";
     PGconn *c;
-    if (sc->db == LD_SETTLE_DB_NONE && strcmp(sc->db_url, "env") != 0) {
+    if (sc->db == LD_SETTLE_DB_NONE &&
+        (strcmp(sc->db_url, "env") != 0 || sc->db_pipes != 1)) {
         snprintf(err, errlen,
-                 "--db-url is for --db postgres: under --db none fetch and "
-                 "update are waits");
+                 "--db-url and --db-pipes are for --db postgres: under --db "
+                 "none fetch and update are waits");
         return -EINVAL;
     }
     if (ld_pg_url_check(sc->db_url, why, sizeof why) != 0) {
@@ -212,6 +214,7 @@ int ld_settle_db_open(ld_settle_db **out, const ld_job_config *cfg, const char *
     if (!db)
         return -ENOMEM;
     pthread_mutex_init(&db->lock, NULL);
+    db->pipes = (size_t)sc->db_pipes;
     snprintf(db->url, sizeof db->url, "%s", sc->db_url);
     snprintf(db->schema, sizeof db->schema, "%s", schema);
     snprintf(db->sql[STMT_FETCH], sizeof db->sql[0],
@@ -258,15 +261,47 @@ int ld_settle_db_connect(PGconn **out, ld_settle_db *db)
     return rc;
 }
 
-int ld_settle_db_pipe(ld_pg_uv **out, ld_settle_db *db, uv_loop_t *loop)
+struct ld_settle_db_pipes {
+    size_t n, next; /* calls go to pipe[next], round robin */
+    ld_pg_uv *pipe[];
+};
+
+int ld_settle_db_pipes_open(ld_settle_db_pipes **out, ld_settle_db *db, uv_loop_t *loop)
 {
     char why[256] = "";
-    int rc = ld_pg_uv_open(out, loop, db->url, db->stmts, STMTS, why, sizeof why);
-    if (rc != 0)
-        say_lost(db, why);
-    else
-        atomic_fetch_add(&db->connections, 1);
-    return rc;
+    size_t n = db->pipes;
+    ld_settle_db_pipes *p = calloc(1, sizeof *p + n * sizeof p->pipe[0]);
+    int rc = p ? 0 : -ENOMEM;
+    for (; rc == 0 && p->n < n; p->n++) {
+        rc = ld_pg_uv_open(&p->pipe[p->n], loop, db->url, db->stmts, STMTS, why,
+                           sizeof why);
+        if (rc != 0)
+            say_lost(db, why);
+        else
+            atomic_fetch_add(&db->connections, 1);
+    }
+    if (rc != 0) {
+        ld_settle_db_pipes_close(p);
+        return rc;
+    }
+    *out = p;
+    return 0;
+}
+
+void ld_settle_db_pipes_close(ld_settle_db_pipes *p)
+{
+    for (size_t i = 0; p && i < p->n; i++)
+        if (p->pipe[i])
+            ld_pg_uv_close(p->pipe[i]);
+    free(p);
+}
+
+/* The pipe the next call goes to. */
+static ld_pg_uv *next_pipe(ld_settle_db_pipes *p)
+{
+    ld_pg_uv *c = p->pipe[p->next];
+    p->next = (p->next + 1) % p->n;
+    return c;
 }
 
 /* --- The calls ---------------------------------------------------------------------- */
@@ -345,9 +380,10 @@ static void on_answer(void *arg, int rc, const PGresult *res)
 }
 
 /* Send the call; w is the answer's. */
-static int send_call(ld_pg_uv *p, ld_settle_db *db, const ld_trade *t, int call,
-                     int failed, db_wait *w)
+static int send_call(ld_settle_db_pipes *pipes, ld_settle_db *db, const ld_trade *t,
+                     int call, int failed, db_wait *w)
 {
+    ld_pg_uv *p = next_pipe(pipes);
     db_params params = {0};
     int s = params_of(db, t, call, failed, &params);
     w->t0 = ld_now_ns();
@@ -357,8 +393,8 @@ static int send_call(ld_pg_uv *p, ld_settle_db *db, const ld_trade *t, int call,
     return ld_pg_uv_send(p, stmt_name[s], db->stmts[s].nparams, params.v, on_answer, w);
 }
 
-int ld_settle_db_green(ld_pg_uv *p, ld_settle_db *db, const ld_trade *t, int call,
-                       int failed)
+int ld_settle_db_green(ld_settle_db_pipes *p, ld_settle_db *db, const ld_trade *t,
+                       int call, int failed)
 {
     db_wait *w = calloc(1, sizeof *w);
     if (!w)
@@ -373,7 +409,7 @@ int ld_settle_db_green(ld_pg_uv *p, ld_settle_db *db, const ld_trade *t, int cal
     return rc;
 }
 
-int ld_settle_db_uv(ld_pg_uv *p, ld_settle_db *db, const ld_trade *t, int call,
+int ld_settle_db_uv(ld_settle_db_pipes *p, ld_settle_db *db, const ld_trade *t, int call,
                     int failed, ld_settle_db_cb cb, void *arg)
 {
     db_wait *w = calloc(1, sizeof *w);

@@ -1,5 +1,13 @@
 /* settle_db.h: settle's fetch and update as SQL on PostgreSQL (--db postgres).
  *
+ * Connections. threads: one blocking connection per pool thread, as a JDBC pool has.
+ * green strategies and callbacks: --db-pipes connections per carrier (default 1) in
+ * libpq's pipeline mode, shared by every trade of the carrier, with as many queries in
+ * flight on each as there are trades waiting. A connection's backend runs its queries
+ * one after another, each its own transaction: with durable commits each update waits
+ * for the WAL flush of the one before it on that connection, so more pipes let the
+ * server commit them in groups.
+ *
  * Where (--db-url): a server of the user's, as a postgresql:// URL, or "env" for
  * libpq's environment (PGHOST, PGPORT, PGUSER, PGDATABASE); scripts/pg-local starts a
  * private one. Every rank checks it can connect while options are checked, so a bad
@@ -64,19 +72,24 @@ void ld_settle_db_close(ld_settle_db *db);
 /* A blocking connection with the statements prepared: one per pool thread. */
 int ld_settle_db_connect(PGconn **out, ld_settle_db *db);
 
-/* A pipelined connection on loop: one per carrier, shared by its trades. */
-int ld_settle_db_pipe(ld_pg_uv **out, ld_settle_db *db, uv_loop_t *loop);
+/* A carrier's --db-pipes pipelined connections on its loop, shared by its trades,
+ * each call going to the next in turn. */
+typedef struct ld_settle_db_pipes ld_settle_db_pipes;
+int ld_settle_db_pipes_open(ld_settle_db_pipes **out, ld_settle_db *db, uv_loop_t *loop);
+
+/* Close them (as ld_pg_uv_close does each). NULL does nothing. */
+void ld_settle_db_pipes_close(ld_settle_db_pipes *p);
 
 /* Call `call` (fetch or update) of trade t, whose first failed check is `failed`
  * (-1: none), so that an update writes its final status: 0 or a negative errno.
- * Blocking on c; parking the calling green thread on p; or with cb(arg, rc) called on
- * p's loop when it is done. */
+ * Blocking on c; parking the calling green thread on one of p; or with cb(arg, rc)
+ * called on p's loop when it is done. */
 int ld_settle_db_blocking(PGconn *c, ld_settle_db *db, const ld_trade *t, int call,
                           int failed);
-int ld_settle_db_green(ld_pg_uv *p, ld_settle_db *db, const ld_trade *t, int call,
-                       int failed);
+int ld_settle_db_green(ld_settle_db_pipes *p, ld_settle_db *db, const ld_trade *t,
+                       int call, int failed);
 typedef void (*ld_settle_db_cb)(void *arg, int rc);
-int ld_settle_db_uv(ld_pg_uv *p, ld_settle_db *db, const ld_trade *t, int call,
+int ld_settle_db_uv(ld_settle_db_pipes *p, ld_settle_db *db, const ld_trade *t, int call,
                     int failed, ld_settle_db_cb cb, void *arg);
 
 /* After a strategy's run: when it succeeded, every trade's status in the database

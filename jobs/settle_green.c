@@ -55,11 +55,11 @@ struct green_spawner {
     green_run *run;
     ld_sched *sched;
     unsigned carrier;
-    size_t left;          /* of its trades, those not yet finished */
-    ld_http_pool *pool;   /* --io http: the carrier's connections */
-    ld_http_conn *pinned; /* and green-pinned's blocking one */
-    ld_pg_uv *db;         /* --db postgres: the carrier's pipelined connection */
-    int rc;               /* the first error of a spawn or a trade */
+    size_t left;            /* of its trades, those not yet finished */
+    ld_http_pool *pool;     /* --io http: the carrier's connections */
+    ld_http_conn *pinned;   /* and green-pinned's blocking one */
+    ld_settle_db_pipes *db; /* --db postgres: the carrier's pipelined connections */
+    int rc;                 /* the first error of a spawn or a trade */
 };
 
 /* One call of trade i on carrier cr: its outcome (1: failed), or an error. It blocks
@@ -111,7 +111,7 @@ static void trade_over(green_spawner *cr, int rc)
         return;
     ld_http_pool_close(cr->pool);
     ld_http_conn_close(cr->pinned);
-    ld_pg_uv_close(cr->db);
+    ld_settle_db_pipes_close(cr->db);
     cr->pool = NULL;
     cr->pinned = NULL;
     cr->db = NULL;
@@ -201,13 +201,13 @@ static int spawn_share(unsigned c, ld_sched *s, void *ctx)
     if (rc == 0 && h && sp->left && r->mode == MONITOR_PINS)
         rc = ld_http_conn_open(&sp->pinned, addr, h->host);
     if (rc == 0 && sp->left && ld_settle_db_of(r->in))
-        rc = ld_settle_db_pipe(&sp->db, ld_settle_db_of(r->in), ld_sched_loop(s));
+        rc = ld_settle_db_pipes_open(&sp->db, ld_settle_db_of(r->in), ld_sched_loop(s));
     if (rc == 0 && sp->left)
         rc = ld_gt_spawn(s, spawn_trades, sp, NULL);
     if (rc != 0) {
         ld_http_pool_close(sp->pool);
         ld_http_conn_close(sp->pinned);
-        ld_pg_uv_close(sp->db);
+        ld_settle_db_pipes_close(sp->db);
         sp->pool = NULL;
         sp->pinned = NULL;
         sp->db = NULL;

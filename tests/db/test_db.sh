@@ -46,6 +46,10 @@ loomdist 2 db --db postgres --db-url "$url" || fail "db run: $(cat db.err)"
 left=$("$psql" -At "$url" -c "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'loomdist_%'")
 [ "$left" = 0 ] || fail "the run left $left schema(s) behind"
 
+# Several pipelined connections per carrier.
+loomdist 1 pipes --db postgres --db-url "$url" --db-pipes 4 || fail "--db-pipes 4: $(cat pipes.err)"
+"$py" "$check" same sleep.h5 pipes.h5 || fail "--db-pipes 4 statuses differ from sleep mode's"
+
 # With --io http too: all five calls real.
 loomdist 1 both --db postgres --db-url "$url" --io http || fail "db+http run: $(cat both.err)"
 "$py" "$check" same sleep.h5 both.h5 || fail "db+http statuses differ from sleep mode's"
@@ -63,7 +67,8 @@ expect() {
 }
 expect 2 "--db-url takes env or a postgresql:// URL, not 'mysql://x'" --db postgres \
     --db-url mysql://x
-expect 2 "--db-url is for --db postgres" --db-url "$url"
+expect 2 "--db-url and --db-pipes are for --db postgres" --db-url "$url"
+expect 2 "--db-url and --db-pipes are for --db postgres" --db-pipes 2
 expect 2 "cannot connect to the database at --db-url postgresql://127.0.0.1:1/x" \
     --db postgres --db-url postgresql://127.0.0.1:1/x
 
