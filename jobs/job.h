@@ -33,7 +33,7 @@
 #define LD_MAX_JOBS 16
 #define LD_MAX_STRATEGIES 32  /* per job: a job's selection is a 32-bit mask */
 #define LD_MAX_OPTS 64        /* per job: the options given are a 64-bit mask */
-#define LD_JOB_CONFIG_MAX 256 /* bytes of a job's own config struct */
+#define LD_JOB_CONFIG_MAX 512 /* bytes of a job's own config struct */
 #define LD_JOB_RESULT_MAX 64  /* bytes of a job's per-task result struct */
 
 /* The number of entries of a declared table. */
