@@ -46,9 +46,10 @@ loomdist 2 db --db postgres --db-url "$url" || fail "db run: $(cat db.err)"
 left=$("$psql" -At "$url" -c "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'loomdist_%'")
 [ "$left" = 0 ] || fail "the run left $left schema(s) behind"
 
-# Several pipelined connections per carrier.
-loomdist 1 pipes --db postgres --db-url "$url" --db-pipes 4 || fail "--db-pipes 4: $(cat pipes.err)"
+# Several pipelined connections per carrier, and the figures that count them.
+loomdist 1 pipes --db postgres --db-url "$url" --db-pipes 4 --carriers 2 || fail "--db-pipes 4: $(cat pipes.err)"
 "$py" "$check" same sleep.h5 pipes.h5 || fail "--db-pipes 4 statuses differ from sleep mode's"
+"$py" "$here/check_figures.py" pipes.h5 16 4 2 || fail "--db-pipes 4: figures"
 
 # With --io http too: all five calls real.
 loomdist 1 both --db postgres --db-url "$url" --io http || fail "db+http run: $(cat both.err)"

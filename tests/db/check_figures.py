@@ -1,0 +1,35 @@
+"""settle --db postgres's figures in one HDF5 file.
+
+  check_figures.py FILE THREADS PIPES CARRIERS
+      every strategy has its round-trip figures, p50 <= p99 <= max, all > 0, and
+      db_connections, on every rank and iteration, is THREADS for threads and
+      CARRIERS x PIPES for the others
+"""
+import sys
+
+import h5py
+import numpy as np
+
+STRATEGIES = ("threads", "green", "green-pinned", "green-monitor", "callbacks")
+
+
+def main(path, threads, pipes, carriers):
+    failures = []
+    with h5py.File(path, "r") as f:
+        for s in STRATEGIES:
+            g = f[f"settle/{s}"]
+            want = threads if s == "threads" else carriers * pipes
+            got = g["db_connections"][...]
+            if not np.all(got == want):
+                failures.append(f"{s}: db_connections {got.tolist()}, want {want}")
+            for call in ("fetch", "update"):
+                p50, p99, top = (g[f"db_{call}_{q}"][...] for q in ("p50", "p99", "max"))
+                if not (np.all(p50 > 0) and np.all(p50 <= p99) and np.all(p99 <= top)):
+                    failures.append(f"{s}: db_{call} p50 {p50}, p99 {p99}, max {top}")
+    for line in failures:
+        print("FAIL", line)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])))
