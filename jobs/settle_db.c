@@ -38,8 +38,21 @@ struct ld_settle_db {
      * pipe, the queries ahead of it included), and the connections it opened. */
     pthread_mutex_t lock;
     ld_hist trip[STMTS];
+    int64_t connected; /* ld_now_ns when the run's last connection was made */
     atomic_uint connections;
 };
+
+/* A connection of the run is made: counted, and when, so that the figures can say how
+ * much of the run the connections took before the last was up. */
+static void count_connection(ld_settle_db *db)
+{
+    int64_t now = ld_now_ns();
+    atomic_fetch_add(&db->connections, 1);
+    pthread_mutex_lock(&db->lock);
+    if (now > db->connected)
+        db->connected = now;
+    pthread_mutex_unlock(&db->lock);
+}
 
 /* One round trip of statement s, begun at t0 (ld_now_ns). */
 static void count_trip(ld_settle_db *db, int s, int64_t t0)
@@ -257,7 +270,7 @@ int ld_settle_db_connect(PGconn **out, ld_settle_db *db)
     if (rc != 0)
         say_lost(db, why);
     else
-        atomic_fetch_add(&db->connections, 1);
+        count_connection(db);
     return rc;
 }
 
@@ -278,7 +291,7 @@ int ld_settle_db_pipes_open(ld_settle_db_pipes **out, ld_settle_db *db, uv_loop_
         if (rc != 0)
             say_lost(db, why);
         else
-            atomic_fetch_add(&db->connections, 1);
+            count_connection(db);
     }
     if (rc != 0) {
         ld_settle_db_pipes_close(p);
@@ -521,8 +534,9 @@ static int verify(ld_settle_db *db, const ld_job_input *in)
     return rc;
 }
 
-/* The run's round trips as figures, in ms, and its connections; then a fresh start. */
-static void figures(ld_settle_db *db, ld_figures *f)
+/* The run's round trips as figures, in ms, its connections and when the last was up
+ * (from the run's start t0); then a fresh start. */
+static void figures(ld_settle_db *db, ld_figures *f, int64_t t0)
 {
     static const char *const name[STMTS][3] = {
         {"db_fetch_p50", "db_fetch_p99", "db_fetch_max"},
@@ -534,15 +548,18 @@ static void figures(ld_settle_db *db, ld_figures *f)
                       "ms");
         ld_figure_add(f, name[s][2], (double)ld_hist_max(&db->trip[s]) / 1e6, "ms");
     }
-    if (f)
+    if (f) {
         ld_figure_add(f, "db_connections", atomic_load(&db->connections), "");
+        ld_figure_add(f, "db_connected", (double)(db->connected - t0) / 1e6, "ms");
+    }
+    db->connected = 0;
     memset(db->trip, 0, sizeof db->trip);
     atomic_store(&db->connections, 0);
 }
 
 int ld_settle_db_end(ld_settle_db *db, const ld_job_input *in, int rc)
 {
-    figures(db, in->figures);
+    figures(db, in->figures, in->t0);
     if (rc == 0)
         rc = verify(db, in);
     db->run++;

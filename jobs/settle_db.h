@@ -26,8 +26,10 @@
  *
  * Figures. Each strategy run reports the p50, p99 and maximum of its fetch and update
  * round trips (send to answer; on a shared pipelined connection the queries queued
- * ahead included) as db_fetch_p50, ..., db_update_max in ms, and db_connections, the
- * connections it opened (the server's backends it used).
+ * ahead included) as db_fetch_p50, ..., db_update_max in ms, db_connections, the
+ * connections it opened (the server's backends it used), and db_connected, the ms
+ * from the run's start until the last of them was up: connections are made inside
+ * the timed run, as the run's first act on each carrier or pool thread.
  *
  * The proof. After every strategy run the rank reads its trades' status and run back
  * and compares them, trade for trade, with the results the run hands the HDF5 file;
