@@ -377,6 +377,8 @@ static size_t depot_take(ld_stack_depot *p, size_t want, ld_stack **out)
 /* Put n stacks on the depot's free array, which has room for all it ever carved. */
 static void depot_give(ld_stack_depot *p, ld_stack *const *st, size_t n)
 {
+    if (n == 0) /* the array may not exist yet */
+        return;
     pthread_mutex_lock(&p->lock);
     memcpy(p->free + p->nfree, st, n * sizeof *st);
     p->nfree += n;
