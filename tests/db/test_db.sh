@@ -28,7 +28,7 @@ url=$("$pglocal" start "$data" "$port") || {
     exit 1
 }
 trap '"$pglocal" stop "$data" > /dev/null 2>&1' EXIT
-psql=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)/psql
+psql=$(for d in /usr/lib/postgresql/*/bin; do echo "$d"; done | sort -V | tail -n 1)/psql
 common=(--quiet --jobs settle --trades 240 --fail-rate 0.2 --latency-scale 0.01 --os-threads 16)
 
 # loomdist N OUT ARGS...: a run on N ranks, stderr in OUT.err; its status.
@@ -84,9 +84,10 @@ wait "$run"
 rc=$?
 lost=$(grep -c "^loomdist: settle: lost the database at 127.0.0.1:$port/postgres" killed.err)
 [ "$rc" != 0 ] || fail "the killed run exited 0"
-[ "$lost" -ge 1 ] && [ "$lost" -le 2 ] ||
+if [ "$lost" -lt 1 ] || [ "$lost" -gt 2 ]; then
     fail "the killed run named the database $lost times (once per rank at most): $(cat killed.err)"
-[ ! -e killed.h5 ] && [ ! -e killed.h5.tmp ] || fail "the killed run left a file"
+fi
+if [ -e killed.h5 ] || [ -e killed.h5.tmp ]; then fail "the killed run left a file"; fi
 
 # Restarted, the same run is sleep mode's.
 "$pglocal" start "$data" "$port" > /dev/null || fail "could not restart PostgreSQL"
