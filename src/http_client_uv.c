@@ -27,15 +27,15 @@ struct ld_http_uv_pool {
 
 struct uv_conn {
     uv_tcp_t tcp; /* data: the connection */
-    union {
-        uv_connect_t connect;
-        uv_write_t write;
-    } req;
+    uv_connect_t connect;
+    uv_write_t write;
     ld_http_uv_pool *pool;
     uv_conn *next; /* on the idle list */
     ld_http_uv_done done;
     void *arg;
-    bool reused; /* it has carried a request before this one */
+    bool reused;  /* it has carried a request before this one */
+    bool writing; /* its write's callback has not come yet */
+    bool idling;  /* its request is over: idle once that callback comes */
     ld_http_inbox in;
 };
 
@@ -75,24 +75,39 @@ static void conn_close(uv_conn *c)
     uv_close((uv_handle_t *)&c->tcp, conn_on_closed);
 }
 
+/* A kept-alive connection back on the idle list, or closed if the pool is. */
+static void conn_idle(uv_conn *c)
+{
+    ld_http_uv_pool *p = c->pool;
+
+    if (p->closing) {
+        conn_close(c);
+        return;
+    }
+    c->reused = true;
+    c->next = p->idle;
+    p->idle = c;
+}
+
 /* The request is over: the connection goes back to the pool or away, then the caller
- * hears, and may start its next request on the very same connection. A callback
- * that comes after (a write cancelled by the close) finds no request. */
+ * hears, and may start its next request on the very same connection. The reply can
+ * come before libuv has called back for the request's write (the loop reads a socket
+ * before it runs the callbacks of writes that finished at once), and that write's
+ * request may not be reused until then: such a connection idles when it comes. A
+ * callback that comes after the request (a write cancelled by the close) finds none. */
 static void conn_finish(uv_conn *c, int rc, const ld_http_reply *reply)
 {
     ld_http_uv_done done = c->done;
     void *arg = c->arg;
-    ld_http_uv_pool *p = c->pool;
 
     c->done = NULL;
     uv_read_stop((uv_stream_t *)&c->tcp);
-    if (rc == 0 && c->in.keep_alive) {
-        c->reused = true;
-        c->next = p->idle;
-        p->idle = c;
-    } else {
+    if (rc != 0 || !c->in.keep_alive)
         conn_close(c);
-    }
+    else if (c->writing)
+        c->idling = true;
+    else
+        conn_idle(c);
     done(arg, rc, rc == 0 ? reply : NULL);
 }
 
@@ -157,16 +172,25 @@ static void conn_on_write(uv_write_t *w, int status)
 {
     uv_conn *c = w->handle->data;
 
-    if (status != 0 && c->done)
+    c->writing = false;
+    if (c->idling) {
+        c->idling = false;
+        if (status == 0 && !uv_is_closing((uv_handle_t *)&c->tcp))
+            conn_idle(c);
+        else if (!uv_is_closing((uv_handle_t *)&c->tcp))
+            conn_close(c);
+    } else if (status != 0 && c->done) {
         conn_fail(c, status);
+    }
 }
 
 /* Write the request and read for its reply. */
 static int conn_send(uv_conn *c)
 {
     uv_buf_t buf = uv_buf_init(c->in.req, (unsigned)c->in.req_len);
-    int rc = uv_write(&c->req.write, (uv_stream_t *)&c->tcp, &buf, 1, conn_on_write);
+    int rc = uv_write(&c->write, (uv_stream_t *)&c->tcp, &buf, 1, conn_on_write);
 
+    c->writing = rc == 0;
     if (rc == 0)
         rc = uv_read_start((uv_stream_t *)&c->tcp, conn_on_alloc, conn_on_read);
     return rc;
@@ -186,7 +210,7 @@ static void conn_on_connect(uv_connect_t *r, int status)
 
 static int conn_connect(uv_conn *c)
 {
-    return uv_tcp_connect(&c->req.connect, &c->tcp, (struct sockaddr *)&c->pool->addr,
+    return uv_tcp_connect(&c->connect, &c->tcp, (struct sockaddr *)&c->pool->addr,
                           conn_on_connect);
 }
 
