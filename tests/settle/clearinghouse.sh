@@ -5,6 +5,7 @@
 # listens, within 5 s or before it exited); its stdout goes to ch.out, its stderr to
 # ch.err, in the current folder.
 start_clearinghouse() {
+    : > ch.out # there before the first look: the child opens it only once it runs
     "$1" --listen 127.0.0.1:0 > ch.out 2> ch.err &
     pid=$!
     port=
