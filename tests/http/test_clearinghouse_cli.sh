@@ -38,6 +38,7 @@ bad extra
 start() {
     local name=$1
     shift
+    : > "$work/$name.out" # there before the first look, which may beat the child's
     "$bin" --listen 127.0.0.1:0 "$@" > "$work/$name.out" 2> "$work/$name.err" &
     pid=$!
     pids+=("$pid")
