@@ -62,6 +62,18 @@ def count_datasets(f):
     return n[0]
 
 
+def bytes_per_trade(f):
+    """The bytes the file holds per trade: every dataset with one row per trade."""
+    trades = int(f.attrs["trades"])
+    b = [0]
+
+    def add(_, o):
+        if isinstance(o, h5py.Dataset) and o.shape and o.shape[0] == trades:
+            b[0] += o.dtype.itemsize * int(np.prod(o.shape[1:], dtype=int))
+    f.visititems(add)
+    return b[0]
+
+
 def reference(path):
     """A one-rank run's rates, which the other runs are predicted with rather than
     replayed: the write's ns per byte of file on its one aggregator, and rank 0's
@@ -73,8 +85,14 @@ def reference(path):
         job = f[f.attrs["jobs"].split(",")[0]]
         columns = sum(1 for s in job for k in job[s] if k.startswith("p50_"))
         trades = int(f.attrs["trades"])
-    return {"write-ns-per-byte": ph["write"][0] / os.path.getsize(path),
+        per_trade = bytes_per_trade(f)
+    return {"write-ns-per-byte": ph["write"][0] / (per_trade * trades),
             "gather-ns": ph["gather"][0] / (trades * max(columns, 1))}
+
+
+def bound_ns(group):
+    """A strategy's lower bound in ns, the job's attribute ending in _ns, else 0."""
+    return float(next((v for k, v in group.attrs.items() if k.endswith("_ns")), 0))
 
 
 def calibrate(path, rates):
@@ -96,15 +114,19 @@ def calibrate(path, rates):
         # its wall time leaves out (stacks, the per-iteration percentiles, the waits).
         timed = sum(n * w for n, w in zip(runs, walls))
         scale = ph["strategies"] / timed
-        work = [float(np.mean(w * scale / trades_rank)) for w in walls]
+        # A strategy's lower bound (settle's critical path) is the part of an
+        # iteration that does not shrink with the trades; the rest is per trade.
+        fixed = [min(bound_ns(job[name]), float(w.min())) for name, w in zip(job, walls)]
+        work = [float(np.mean((w * scale - c) / trades_rank)) for w, c in zip(walls, fixed)]
         pct = sum(1 for k in job[next(iter(job))] if k.startswith("p50_"))
         args = {"trades": int(f.attrs["trades"]), "seed": int(f.attrs["seed"]),
                 "partition": f.attrs["partition"], "warmup": warmup,
                 "first-warmup": first, "iterations": iterations,
                 "work": ",".join(f"{w:.4f}" for w in work),
+                "fixed": ",".join(f"{c:.0f}" for c in fixed),
                 "prepare": float(np.mean(ph["prepare"] / trades_rank)),
                 "pct-columns": pct, "datasets": count_datasets(f),
-                "bytes-per-trade": os.path.getsize(path) / int(f.attrs["trades"]),
+                "bytes-per-trade": bytes_per_trade(f),
                 "ranks-per-node": int(f.attrs["ranks_per_node"])}
         args.update(rates)
         args["copy-ns"] = COPY_NS_PER_BYTE
@@ -184,6 +206,40 @@ def validate(a):
     return 1 if failed else 0
 
 
+SCENARIOS = [("strong-8000", lambda n: 8000), ("strong-8000000", lambda n: 8000000),
+             ("weak-8000-per-rank", lambda n: 8000 * n)]
+NODES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
+
+
+def sweep(a):
+    """Every scenario, partition and node count, each calibration run's job, simulated
+    on the platform with one rank per node; one CSV row each, marked predicted."""
+    import csv
+    nodes = [int(n) for n in a.nodes.split(",")] if a.nodes else NODES
+    with open(a.out, "w", newline="") as out:
+        w = csv.writer(out)
+        w.writerow(["kind", "platform", "calibration", "job", "scenario", "partition",
+                    "nodes", "trades", "makespan_s"] + [f"{p}_s" for p in MODELLED])
+        refs = [reference(r) for r in a.reference]
+        rates = {k: float(np.median([r[k] for r in refs])) for k in refs[0]}
+        for cal in a.calibration:
+            args, _, _ = calibrate(cal, rates)
+            with h5py.File(cal, "r") as f:
+                job = f.attrs["jobs"]
+            args["ranks-per-node"] = 1
+            for name, trades in SCENARIOS:
+                for part in a.partitions.split(","):
+                    for n in nodes:
+                        run = dict(args, trades=trades(n), partition=part)
+                        got = summary(simulate(a.skeleton, a.platform, n, run))
+                        w.writerow(["predicted", os.path.basename(a.platform),
+                                    os.path.basename(cal), job, name, part, n,
+                                    trades(n), f"{got['makespan']:.6g}"] +
+                                   [f"{got[p]:.6g}" for p in MODELLED])
+                        out.flush()
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -195,10 +251,18 @@ def main():
     v.add_argument("--cores", type=int, default=0,
                    help="cores the measured ranks shared (one machine), else 0")
     v.add_argument("runs", nargs="+")
+    w = sub.add_parser("sweep")
+    w.add_argument("--skeleton", required=True)
+    w.add_argument("--platform", required=True)
+    w.add_argument("--calibration", required=True, action="append",
+                   help="a one-rank run of one job (again for another job)")
+    w.add_argument("--reference", required=True, action="append",
+                   help="a one-rank run for the gather and write rates (again: median)")
+    w.add_argument("--nodes", help="comma-separated node counts (default 1..1024)")
+    w.add_argument("--partitions", default="block,cyclic")
+    w.add_argument("--out", required=True)
     a = p.parse_args()
-    if a.cmd == "validate":
-        return validate(a)
-    return 2
+    return validate(a) if a.cmd == "validate" else sweep(a)
 
 
 if __name__ == "__main__":

@@ -12,26 +12,29 @@ static int number(const char *text, double *out)
     return end != text && *end == '\0' && *out >= 0 ? 0 : -1;
 }
 
-/* "--work 12.5,30": one figure per strategy. */
-static int work_list(sim_options *s, const char *text)
+/* "--work 12.5,30": one figure per strategy into v; their count into *n. */
+static int list(double *v, unsigned *n, const char *text)
 {
     char copy[512], *save = NULL;
     snprintf(copy, sizeof copy, "%s", text);
-    s->nwork = 0;
+    *n = 0;
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (s->nwork == SIM_WORK_MAX || number(t, &s->work_ns[s->nwork]) != 0)
+        if (*n == SIM_WORK_MAX || number(t, &v[*n]) != 0)
             return -1;
-        s->nwork++;
+        (*n)++;
     }
-    return s->nwork ? 0 : -1;
+    return *n ? 0 : -1;
 }
 
 /* One option and its value into s. */
 static int set(sim_options *s, const char *name, const char *value)
 {
     double v = 0;
+    unsigned n;
     if (strcmp(name, "--work") == 0)
-        return work_list(s, value);
+        return list(s->work_ns, &s->nwork, value);
+    if (strcmp(name, "--fixed") == 0)
+        return list(s->fixed_ns, &n, value);
     if (strcmp(name, "--partition") == 0) {
         s->o.partition =
             strcmp(value, "cyclic") == 0 ? LD_PARTITION_CYCLIC : LD_PARTITION_BLOCK;

@@ -10,19 +10,21 @@
 enum { SIM_WORK_MAX = 16 };
 
 typedef struct sim_options {
-    ld_options o;                 /* trades, seed, partition: what partition.c reads */
-    double work_ns[SIM_WORK_MAX]; /* per strategy: one iteration's ns per trade held */
-    unsigned nwork;               /* strategies */
-    unsigned warmup, iterations;  /* per strategy, as --warmup and --iterations */
-    unsigned first_warmup;        /* more for the first: run.c's warm-up of a baseline */
-    double copy_ns;               /* rank 0's ns per byte of its own share's copy */
-    double prepare_ns;            /* prepare's ns per trade held */
-    unsigned pct_columns;         /* percentile columns per strategy, gathered */
-    double gather_ns;             /* rank 0's ns per trade of the book, per column */
-    unsigned ranks_per_node;      /* ranks that share a node and its aggregator */
-    double bytes_per_trade;       /* the file's bytes per trade */
-    unsigned datasets;            /* the file's datasets: one collective step each */
-    double write_ns_per_byte;     /* the write's measured rate on one aggregator */
+    ld_options o;                  /* trades, seed, partition: what partition.c reads */
+    double work_ns[SIM_WORK_MAX];  /* per strategy: one iteration's ns per trade held */
+    double fixed_ns[SIM_WORK_MAX]; /* per strategy: one iteration\'s ns whatever the
+                                      trades */
+    unsigned nwork;                /* strategies */
+    unsigned warmup, iterations;   /* per strategy, as --warmup and --iterations */
+    unsigned first_warmup;         /* more for the first: run.c's warm-up of a baseline */
+    double copy_ns;                /* rank 0's ns per byte of its own share's copy */
+    double prepare_ns;             /* prepare's ns per trade held */
+    unsigned pct_columns;          /* percentile columns per strategy, gathered */
+    double gather_ns;              /* rank 0's ns per trade of the book, per column */
+    unsigned ranks_per_node;       /* ranks that share a node and its aggregator */
+    double bytes_per_trade;        /* the file's bytes per trade */
+    unsigned datasets;             /* the file's datasets: one collective step each */
+    double write_ns_per_byte;      /* the write's measured rate on one aggregator */
 } sim_options;
 
 /* Parse argv into s. Returns 0, or -1 with one line of why in err. */

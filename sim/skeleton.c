@@ -66,11 +66,11 @@ static void reduce_strategy(MPI_Comm comm, const sim_options *s, const ld_share 
 
 /* One strategy's iterations as run.c runs them: barrier, the work, "ok", progress. */
 static void run_strategy(MPI_Comm comm, const sim_options *s, unsigned warmup,
-                         double ns_per_trade, const ld_share *share)
+                         double fixed_ns, double ns_per_trade, const ld_share *share)
 {
     for (unsigned it = 0; it < warmup + s->iterations; it++) {
         MPI_Barrier(comm);
-        smpi_execute_flops(ns_per_trade * (double)share->n);
+        smpi_execute_flops(fixed_ns + ns_per_trade * (double)share->n);
         int ok = 1;
         int64_t wall = 0, max;
         MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
@@ -85,8 +85,9 @@ static void run_strategy(MPI_Comm comm, const sim_options *s, unsigned warmup,
 static void write_file(MPI_Comm comm, const sim_options *s, const ld_share *share,
                        int rank)
 {
-    MPI_Comm node;
-    MPI_Comm_split(comm, rank / (int)s->ranks_per_node, rank, &node);
+    MPI_Comm node = MPI_COMM_SELF;
+    if (s->ranks_per_node > 1)
+        MPI_Comm_split(comm, rank / (int)s->ranks_per_node, rank, &node);
     int here, local;
     MPI_Comm_rank(node, &local);
     MPI_Comm_size(node, &here);
@@ -105,7 +106,8 @@ static void write_file(MPI_Comm comm, const sim_options *s, const ld_share *shar
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
     free(agg);
     free(slab);
-    MPI_Comm_free(&node);
+    if (node != MPI_COMM_SELF)
+        MPI_Comm_free(&node);
 }
 
 /* Rank 0 prints every rank's phases, one line per phase. */
@@ -157,8 +159,8 @@ int main(int argc, char **argv)
         MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
         ld_phases_end(&ph, LD_PHASE_PREPARE);
         for (unsigned k = 0; k < s.nwork; k++)
-            run_strategy(comm, &s, s.warmup + (k == 0 ? s.first_warmup : 0), s.work_ns[k],
-                         &share);
+            run_strategy(comm, &s, s.warmup + (k == 0 ? s.first_warmup : 0),
+                         s.fixed_ns[k], s.work_ns[k], &share);
         ld_phases_end(&ph, LD_PHASE_STRATEGIES);
         for (unsigned k = 0; k < s.nwork; k++)
             reduce_strategy(comm, &s, &share, rank, size);
