@@ -6,7 +6,7 @@ problem is named on stderr), 1 when the report folder could not be written.
 import argparse
 import sys
 
-from . import experiments, load, report
+from . import experiments, load, predicted, report
 
 PROG = "loomdist-report"
 
@@ -20,6 +20,9 @@ def parse_args(argv):
                         help="HDF5 files, or folders searched recursively for *.h5 and *.hdf5")
     parser.add_argument("-o", "--output", default="report", metavar="DIR",
                         help="report folder to write (default: report)")
+    parser.add_argument("--predicted", action="append", default=[], metavar="CSV",
+                        help="a simulated sweep (sim/predict.py sweep): a section and a "
+                        "table of its own, labelled predicted")
     return parser.parse_args(argv)
 
 
@@ -38,7 +41,12 @@ def main(argv=None):
     for line in problems:
         print(f"{PROG}: {line}", file=sys.stderr)
     try:
-        path = report.write(args.output, runs, grouped, problems)
+        simulated = predicted.load(args.predicted)
+    except (OSError, ValueError) as err:
+        print(f"{PROG}: --predicted: {err}", file=sys.stderr)
+        return 2
+    try:
+        path = report.write(args.output, runs, grouped, problems, simulated)
     except OSError as err:
         print(f"{PROG}: cannot write the report in {args.output}: {err.strerror or err}",
               file=sys.stderr)

@@ -8,7 +8,7 @@ import datetime
 import glob
 import os
 
-from . import figures, findings, load, stats, tables
+from . import figures, findings, load, predicted, stats, tables
 from .experiments import JOB_ORDER, STRATEGY_ORDER, option_names, order
 
 CONFIDENCE_TEXT = f"{stats.CONFIDENCE * 100:g}%"
@@ -336,9 +336,10 @@ def _weak_series(experiments, csv_rows):
     return _weak(found)
 
 
-def write(out_dir, runs, experiments, problems):
+def write(out_dir, runs, experiments, problems, predicted_rows=()):
     """Write report.md, its figures and its CSV tables into out_dir; returns the path of
-    report.md."""
+    report.md. Simulated sweeps (predicted_rows) get a section and a CSV of their own,
+    labelled predicted, after everything measured."""
     figure_dir, table_dir = os.path.join(out_dir, "figures"), os.path.join(out_dir, "tables")
     os.makedirs(figure_dir, exist_ok=True)
     os.makedirs(table_dir, exist_ok=True)
@@ -356,6 +357,8 @@ def write(out_dir, runs, experiments, problems):
     for e in experiments:
         md += _experiment(e, figure_dir, f"{e.label.lower()}_" if many else "", csv_rows)
     md += _weak_series(experiments, csv_rows)
+    predicted_md, predicted_csv = predicted.section(list(predicted_rows), md_table)
+    md += predicted_md
     key = option_names({n for e in experiments for n in e.options})
     md.append(METHOD.format(conf=CONFIDENCE_TEXT, min_ci=stats.MIN_CI_SAMPLES,
                             key=", ".join(f"`{n}`" for n in key),
@@ -368,6 +371,8 @@ def write(out_dir, runs, experiments, problems):
         "nodes": (tables.NODES_COLUMNS, csv_rows["nodes"]),
         "metrics": (tables.METRICS_COLUMNS, csv_rows["metrics"]),
         "findings": (["claim", "evidence", "verdict"], findings.rows(judged))})
+    if predicted_csv:
+        tables.write_all(table_dir, {"predicted": (predicted.COLUMNS, predicted_csv)})
     path = os.path.join(out_dir, "report.md")
     with open(path, "w") as handle:
         handle.write("\n".join(md))
