@@ -94,7 +94,7 @@ static int settle_share(const ld_job_config *cfg, const char *host, char *blob,
     size_t used = strlen(blob);
     if (rc == 0 && sc->db == LD_SETTLE_DB_POSTGRES && used + 2 < len) {
         blob[used] = '\n';
-        rc = ld_settle_db_share(cfg, blob + used + 1, len - used - 1, &s->db);
+        rc = ld_settle_db_share(cfg, host, blob + used + 1, len - used - 1, &s->db);
         if (rc != 0)
             memmove(blob, blob + used + 1, strlen(blob + used + 1) + 1);
     }
@@ -224,7 +224,7 @@ static const ld_strategy settle_strategies[] = {
 static const char *const io_modes[] = {"sleep", "http", NULL}; /* enum ld_settle_io */
 static const char *const places[] = {"local", "rank0", NULL};
 static const char *const db_modes[] = {"none", "postgres", NULL}; /* ld_settle_db_mode */
-static const char *const db_urls[] = {"env", NULL};
+static const char *const db_urls[] = {"env", "local", "rank0", NULL};
 
 static const ld_opt settle_opts[] = {
     {"latency-scale", LD_OPT_REAL, AT(latency_scale), 1e-6, 1000, 1, NULL, "X",
@@ -254,9 +254,10 @@ static const ld_opt settle_opts[] = {
      "fetch and update: waits of their latency, or SQL on PostgreSQL at --db-url "
      "(default none)",
      LD_OPT_RESULT, NULL},
-    {"db-url", LD_OPT_TEXT, AT(db_url), 0, 0, 0, db_urls, "env|URL",
-     "postgres: the server, as a postgresql:// URL, or env for libpq's PGHOST, "
-     "PGPORT, PGUSER and PGDATABASE (default env)",
+    {"db-url", LD_OPT_TEXT, AT(db_url), 0, 0, 0, db_urls, "env|local|rank0|URL",
+     "postgres: the server: libpq's PGHOST, PGPORT, PGUSER and PGDATABASE (default "
+     "env), a private one per rank or one on rank 0 for all that loomdist starts, or "
+     "a postgresql:// URL",
      0, NULL},
     {"db-pipes", LD_OPT_COUNT, AT(db_pipes), 1, 4096, 1, NULL, "N",
      "postgres: pipelined connections per carrier that its trades share (default 1); "

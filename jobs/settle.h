@@ -41,7 +41,7 @@ typedef struct ld_settle_config {
     char clearinghouse[LD_OPT_TEXT_MAX]; /* http: local, rank0 or HOST:PORT */
     uint64_t ch_max_inflight;            /* http: the cap of one loomdist starts; 0 */
     int db;                              /* enum ld_settle_db_mode */
-    char db_url[LD_OPT_TEXT_MAX];        /* postgres: env or a postgresql:// URL */
+    char db_url[LD_OPT_TEXT_MAX];        /* postgres: env, local, rank0 or a URL */
     uint64_t db_pipes;                   /* postgres: pipelined connections a carrier */
 } ld_settle_config;
 

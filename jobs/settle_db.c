@@ -15,6 +15,14 @@
 #include "gt.h"
 #include "hist.h"
 #include "metrics.h"
+#include "settle_db_server.h"
+
+/* Sessions beyond a rank's stock that a private server takes: the load, the check
+ * after each run, the schema's making. */
+#define SPARE_SESSIONS 8
+
+/* Sessions rank 0's private server takes, for every rank's stock. */
+#define RANK0_SESSIONS 1000
 
 /* The longest schema name: loomdist_<pid>_<seconds>_<microseconds>. */
 #define SCHEMA_MAX 64
@@ -30,29 +38,22 @@ struct ld_settle_db {
     char url[LD_OPT_TEXT_MAX];
     char where[192]; /* host:port/dbname, for messages: never the URL's password */
     char schema[SCHEMA_MAX];
+    ld_settle_db_server *server; /* --db-url local: this rank's own */
     char sql[STMTS][256];
     ld_pg_stmt stmts[STMTS];
     unsigned run; /* this rank's strategy runs so far */
     size_t pipes; /* --db-pipes */
     /* The run's round trips, fetch and update, each from its send to its answer (on a
-     * pipe, the queries ahead of it included), and the connections it opened. */
+     * pipe, the queries ahead of it included), the connections it took, and those it
+     * had to open itself, inside the clock, when the stock had none. */
     pthread_mutex_t lock;
     ld_hist trip[STMTS];
-    int64_t connected; /* ld_now_ns when the run's last connection was made */
-    atomic_uint connections;
+    atomic_uint connections, opened;
+    /* Connections made before the clock, their statements prepared, that the runs
+     * take and give back: as many as the largest run takes. Under lock. */
+    PGconn **stock;
+    size_t stocked, stock_cap;
 };
-
-/* A connection of the run is made: counted, and when, so that the figures can say how
- * much of the run the connections took before the last was up. */
-static void count_connection(ld_settle_db *db)
-{
-    int64_t now = ld_now_ns();
-    atomic_fetch_add(&db->connections, 1);
-    pthread_mutex_lock(&db->lock);
-    if (now > db->connected)
-        db->connected = now;
-    pthread_mutex_unlock(&db->lock);
-}
 
 /* One round trip of statement s, begun at t0 (ld_now_ns). */
 static void count_trip(ld_settle_db *db, int s, int64_t t0)
@@ -75,6 +76,22 @@ static void say_lost(const ld_settle_db *db, const char *why)
 
 /* --- Options ---------------------------------------------------------------------- */
 
+/* --db-url local or rank0: a server loomdist starts itself. */
+static int is_private(const char *url)
+{
+    return strcmp(url, "local") == 0 || strcmp(url, "rank0") == 0;
+}
+
+/* That the server binaries a private server needs are there. */
+static int check_private(const char *url, char *err, size_t errlen)
+{
+    char why[256] = "", bin[512];
+    if (ld_settle_db_server_bindir(bin, sizeof bin, why, sizeof why) == 0)
+        return 0;
+    snprintf(err, errlen, "--db-url %s: %s", url, why);
+    return -EINVAL;
+}
+
 int ld_settle_db_check(const ld_settle_config *sc, char *err, size_t errlen)
 {
     char why[256] = "";
@@ -86,8 +103,11 @@ int ld_settle_db_check(const ld_settle_config *sc, char *err, size_t errlen)
                  "none fetch and update are waits");
         return -EINVAL;
     }
+    if (is_private(sc->db_url)) /* under --db none it is env, checked above */
+        return check_private(sc->db_url, err, errlen);
     if (ld_pg_url_check(sc->db_url, why, sizeof why) != 0) {
-        snprintf(err, errlen, "--db-url takes env or a postgresql:// URL, not '%s': %s",
+        snprintf(err, errlen,
+                 "--db-url takes env, local, rank0 or a postgresql:// URL, not '%s': %s",
                  sc->db_url, why);
         return -EINVAL;
     }
@@ -102,11 +122,21 @@ int ld_settle_db_check(const ld_settle_config *sc, char *err, size_t errlen)
     return 0;
 }
 
+/* As many connections as a run takes at most: one per pool thread under threads,
+ * --db-pipes per carrier under the others. */
+static size_t stock_size(const ld_job_config *cfg, const ld_settle_config *sc)
+{
+    size_t carriers = cfg->carriers ? cfg->carriers : cfg->cpus->n;
+    size_t pipes = carriers * (size_t)sc->db_pipes;
+    return (size_t)sc->os_threads > pipes ? (size_t)sc->os_threads : pipes;
+}
+
 /* --- The run's schema --------------------------------------------------------------- */
 
 typedef struct db_share {
-    char url[LD_OPT_TEXT_MAX];
+    char url[LD_OPT_TEXT_MAX]; /* "" under --db-url local: each rank has its own */
     char schema[SCHEMA_MAX];
+    ld_settle_db_server *server; /* --db-url rank0 */
 } db_share;
 
 /* A name no other run has: this process's, at this microsecond. */
@@ -118,17 +148,11 @@ static void schema_name(char *out, size_t len)
              ts.tv_nsec / 1000);
 }
 
-int ld_settle_db_share(const ld_job_config *cfg, char *blob, size_t len, void **state)
+/* The run's schema and its empty table on the database at url. */
+static int make_schema(const char *url, const char *schema, char *why, size_t len)
 {
-    const ld_settle_config *sc = cfg->opts;
-    char why[256] = "";
     PGconn *c;
-    db_share *s = calloc(1, sizeof *s);
-    if (!s)
-        return -ENOMEM;
-    snprintf(s->url, sizeof s->url, "%s", sc->db_url);
-    schema_name(s->schema, sizeof s->schema);
-    int rc = ld_pg_connect(&c, sc->db_url, NULL, 0, why, sizeof why);
+    int rc = ld_pg_connect(&c, url, NULL, 0, why, len);
     if (rc == 0) {
         char sql[512];
         snprintf(sql, sizeof sql,
@@ -136,17 +160,47 @@ int ld_settle_db_share(const ld_job_config *cfg, char *blob, size_t len, void **
                  "symbol text NOT NULL, side smallint NOT NULL, quantity integer NOT "
                  "NULL, price_cents bigint NOT NULL, counterparty integer NOT NULL, "
                  "status smallint, run integer NOT NULL DEFAULT -1)",
-                 s->schema, s->schema);
-        rc = ld_pg_exec(c, sql, why, sizeof why);
+                 schema, schema);
+        rc = ld_pg_exec(c, sql, why, len);
         PQfinish(c);
     }
+    return rc;
+}
+
+/* Under --db-url rank0 the server every rank reaches by rank 0's host name, listening
+ * on the address that name has; its URL into s->url. */
+static int start_rank0(db_share *s, const char *host, char *why, size_t len)
+{
+    return ld_settle_db_server_start(&s->server, host, host, 1, RANK0_SESSIONS, s->url,
+                                     sizeof s->url, why, len);
+}
+
+int ld_settle_db_share(const ld_job_config *cfg, const char *host, char *blob, size_t len,
+                       void **state)
+{
+    const ld_settle_config *sc = cfg->opts;
+    char why[256] = "";
+    db_share *s = calloc(1, sizeof *s);
+    if (!s)
+        return -ENOMEM;
+    schema_name(s->schema, sizeof s->schema);
+    int rc = 0;
+    if (strcmp(sc->db_url, "rank0") == 0)
+        rc = start_rank0(s, host, why, sizeof why);
+    else if (strcmp(sc->db_url, "local") != 0)
+        snprintf(s->url, sizeof s->url, "%s", sc->db_url);
+    if (rc == 0 && s->url[0])
+        rc = make_schema(s->url, s->schema, why, sizeof why);
     if (rc != 0) {
         snprintf(blob, len, "cannot make the trade book's schema on the database: %s",
                  why);
+        ld_settle_db_server_stop(s->server);
         free(s);
         return rc;
     }
-    snprintf(blob, len, "%s", s->schema);
+    /* The schema, and where a server of the job's own is. */
+    snprintf(blob, len, "%s%s%s", s->schema, s->server ? " " : "",
+             s->server ? s->url : "");
     *state = s;
     return 0;
 }
@@ -155,7 +209,9 @@ void ld_settle_db_unshare(void *state)
 {
     db_share *s = state;
     PGconn *c;
-    if (ld_pg_connect(&c, s->url, NULL, 0, NULL, 0) == 0) {
+    if (s->server)
+        ld_settle_db_server_stop(s->server); /* its folder goes with it */
+    else if (s->url[0] && ld_pg_connect(&c, s->url, NULL, 0, NULL, 0) == 0) {
         char sql[128];
         snprintf(sql, sizeof sql, "DROP SCHEMA %s CASCADE", s->schema);
         ld_pg_exec(c, sql, NULL, 0);
@@ -217,7 +273,50 @@ static void where_of(PGconn *c, char *out, size_t len)
     snprintf(out, len, "%s:%s/%s", PQhost(c), PQport(c), PQdb(c));
 }
 
-int ld_settle_db_open(ld_settle_db **out, const ld_job_config *cfg, const char *schema,
+/* Where this rank's database is, from rank 0's share ("SCHEMA" or "SCHEMA URL"):
+ * under --db-url local a server of its own started now, with the schema made. */
+static int locate(ld_settle_db *db, const ld_job_config *cfg, const char *shared)
+{
+    const ld_settle_config *sc = cfg->opts;
+    char why[256] = "";
+    const char *sp = strchr(shared, ' ');
+    size_t schema_len = sp ? (size_t)(sp - shared) : strlen(shared);
+    snprintf(db->schema, sizeof db->schema, "%.*s", (int)schema_len, shared);
+    snprintf(db->url, sizeof db->url, "%s", sp ? sp + 1 : sc->db_url);
+    if (strcmp(sc->db_url, "local") != 0)
+        return 0;
+    unsigned sessions = (unsigned)stock_size(cfg, sc) + SPARE_SESSIONS;
+    int rc = ld_settle_db_server_start(&db->server, "127.0.0.1", "127.0.0.1", 0, sessions,
+                                       db->url, sizeof db->url, why, sizeof why);
+    if (rc == 0)
+        rc = make_schema(db->url, db->schema, why, sizeof why);
+    if (rc != 0)
+        fprintf(stderr, "loomdist: settle: --db-url local: %s\n", why);
+    return rc;
+}
+
+/* The stock made, before the clock. */
+static int fill_stock(ld_settle_db *db, size_t n)
+{
+    char why[256] = "";
+    db->stock = calloc(n, sizeof *db->stock);
+    if (!db->stock)
+        return -ENOMEM;
+    db->stock_cap = n;
+    for (; db->stocked < n; db->stocked++) {
+        int rc = ld_pg_connect(&db->stock[db->stocked], db->url, db->stmts, STMTS, why,
+                               sizeof why);
+        if (rc != 0) {
+            fprintf(stderr,
+                    "loomdist: settle: opening connection %zu of %zu to %s failed: %s\n",
+                    db->stocked + 1, n, db->where, why);
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int ld_settle_db_open(ld_settle_db **out, const ld_job_config *cfg, const char *shared,
                       const ld_trade *trades, size_t n)
 {
     const ld_settle_config *sc = cfg->opts;
@@ -228,8 +327,12 @@ int ld_settle_db_open(ld_settle_db **out, const ld_job_config *cfg, const char *
         return -ENOMEM;
     pthread_mutex_init(&db->lock, NULL);
     db->pipes = (size_t)sc->db_pipes;
-    snprintf(db->url, sizeof db->url, "%s", sc->db_url);
-    snprintf(db->schema, sizeof db->schema, "%s", schema);
+    const char *schema = db->schema;
+    int rc = locate(db, cfg, shared);
+    if (rc != 0) {
+        ld_settle_db_close(db);
+        return rc;
+    }
     snprintf(db->sql[STMT_FETCH], sizeof db->sql[0],
              "SELECT quantity FROM %s.trades WHERE id = $1::bigint", schema);
     snprintf(db->sql[STMT_UPDATE], sizeof db->sql[0],
@@ -238,7 +341,7 @@ int ld_settle_db_open(ld_settle_db **out, const ld_job_config *cfg, const char *
              schema);
     for (int s = 0; s < STMTS; s++)
         db->stmts[s] = (ld_pg_stmt){stmt_name[s], db->sql[s], s == STMT_FETCH ? 1 : 3};
-    int rc = ld_pg_connect(&c, db->url, NULL, 0, why, sizeof why);
+    rc = ld_pg_connect(&c, db->url, NULL, 0, why, sizeof why);
     if (rc == 0) {
         where_of(c, db->where, sizeof db->where);
         rc = load(c, schema, trades, n);
@@ -247,6 +350,8 @@ int ld_settle_db_open(ld_settle_db **out, const ld_job_config *cfg, const char *
                     db->where, PQerrorMessage(c));
         PQfinish(c);
     }
+    if (rc == 0)
+        rc = fill_stock(db, stock_size(cfg, sc));
     if (rc != 0) {
         ld_settle_db_close(db);
         return rc;
@@ -259,23 +364,61 @@ void ld_settle_db_close(ld_settle_db *db)
 {
     if (!db)
         return;
+    for (size_t i = 0; i < db->stocked; i++)
+        PQfinish(db->stock[i]);
+    free(db->stock);
+    ld_settle_db_server_stop(db->server);
     pthread_mutex_destroy(&db->lock);
     free(db);
 }
 
-int ld_settle_db_connect(PGconn **out, ld_settle_db *db)
+/* A connection from the stock, or NULL when it has none. */
+static PGconn *take(ld_settle_db *db)
+{
+    pthread_mutex_lock(&db->lock);
+    PGconn *c = db->stocked ? db->stock[--db->stocked] : NULL;
+    pthread_mutex_unlock(&db->lock);
+    return c;
+}
+
+/* One made now, inside the clock, when the stock had none: counted as db_opened. */
+static int open_now(PGconn **out, ld_settle_db *db)
 {
     char why[256] = "";
     int rc = ld_pg_connect(out, db->url, db->stmts, STMTS, why, sizeof why);
     if (rc != 0)
         say_lost(db, why);
     else
-        count_connection(db);
+        atomic_fetch_add(&db->opened, 1);
     return rc;
 }
 
+int ld_settle_db_connect(PGconn **out, ld_settle_db *db)
+{
+    *out = take(db);
+    int rc = *out ? 0 : open_now(out, db);
+    if (rc == 0)
+        atomic_fetch_add(&db->connections, 1);
+    return rc;
+}
+
+void ld_settle_db_disconnect(ld_settle_db *db, PGconn *c)
+{
+    int keep =
+        c && PQstatus(c) == CONNECTION_OK && PQtransactionStatus(c) == PQTRANS_IDLE;
+    pthread_mutex_lock(&db->lock);
+    if (keep && db->stocked < db->stock_cap)
+        db->stock[db->stocked++] = c;
+    else
+        keep = 0;
+    pthread_mutex_unlock(&db->lock);
+    if (!keep && c)
+        PQfinish(c);
+}
+
 struct ld_settle_db_pipes {
-    size_t n, next; /* calls go to pipe[next], round robin */
+    ld_settle_db *db; /* whose stock the connections go back to */
+    size_t n, next;   /* calls go to pipe[next], round robin */
     ld_pg_uv *pipe[];
 };
 
@@ -285,13 +428,15 @@ int ld_settle_db_pipes_open(ld_settle_db_pipes **out, ld_settle_db *db, uv_loop_
     size_t n = db->pipes;
     ld_settle_db_pipes *p = calloc(1, sizeof *p + n * sizeof p->pipe[0]);
     int rc = p ? 0 : -ENOMEM;
+    if (p)
+        p->db = db;
     for (; rc == 0 && p->n < n; p->n++) {
-        rc = ld_pg_uv_open(&p->pipe[p->n], loop, db->url, db->stmts, STMTS, why,
-                           sizeof why);
-        if (rc != 0)
+        PGconn *c;
+        rc = ld_settle_db_connect(&c, db);
+        if (rc == 0)
+            rc = ld_pg_uv_adopt(&p->pipe[p->n], loop, c, why, sizeof why);
+        if (rc != 0 && why[0])
             say_lost(db, why);
-        else
-            count_connection(db);
     }
     if (rc != 0) {
         ld_settle_db_pipes_close(p);
@@ -305,7 +450,7 @@ void ld_settle_db_pipes_close(ld_settle_db_pipes *p)
 {
     for (size_t i = 0; p && i < p->n; i++)
         if (p->pipe[i])
-            ld_pg_uv_close(p->pipe[i]);
+            ld_settle_db_disconnect(p->db, ld_pg_uv_release(p->pipe[i]));
     free(p);
 }
 
@@ -534,9 +679,9 @@ static int verify(ld_settle_db *db, const ld_job_input *in)
     return rc;
 }
 
-/* The run's round trips as figures, in ms, its connections and when the last was up
- * (from the run's start t0); then a fresh start. */
-static void figures(ld_settle_db *db, ld_figures *f, int64_t t0)
+/* The run's round trips as figures, in ms, the connections it took and those it had
+ * to open itself; then a fresh start. */
+static void figures(ld_settle_db *db, ld_figures *f)
 {
     static const char *const name[STMTS][3] = {
         {"db_fetch_p50", "db_fetch_p99", "db_fetch_max"},
@@ -550,16 +695,16 @@ static void figures(ld_settle_db *db, ld_figures *f, int64_t t0)
     }
     if (f) {
         ld_figure_add(f, "db_connections", atomic_load(&db->connections), "");
-        ld_figure_add(f, "db_connected", (double)(db->connected - t0) / 1e6, "ms");
+        ld_figure_add(f, "db_opened", atomic_load(&db->opened), "");
     }
-    db->connected = 0;
     memset(db->trip, 0, sizeof db->trip);
     atomic_store(&db->connections, 0);
+    atomic_store(&db->opened, 0);
 }
 
 int ld_settle_db_end(ld_settle_db *db, const ld_job_input *in, int rc)
 {
-    figures(db, in->figures, in->t0);
+    figures(db, in->figures);
     if (rc == 0)
         rc = verify(db, in);
     db->run++;

@@ -8,10 +8,17 @@
  * for the WAL flush of the one before it on that connection, so more pipes let the
  * server commit them in groups.
  *
- * Where (--db-url): a server of the user's, as a postgresql:// URL, or "env" for
- * libpq's environment (PGHOST, PGPORT, PGUSER, PGDATABASE); scripts/pg-local starts a
- * private one. Every rank checks it can connect while options are checked, so a bad
- * URL or a server that refuses is one message and exit status 2, before any work.
+ * Where (--db-url), as --clearinghouse places its server:
+ *   local   one private server per rank (settle_db_server.h), started in prepare on
+ *           127.0.0.1 and stopped in release;
+ *   rank0   one private server for the whole job on rank 0's node, started in share
+ *           and stopped in unshare, listening on the address of rank 0's host name,
+ *           which every rank connects to;
+ *   env     libpq's environment (PGHOST, PGPORT, PGUSER, PGDATABASE), or
+ *   URL     a server of the user's, as a postgresql:// URL; scripts/pg-local starts
+ *           one. Every rank checks it can connect while options are checked.
+ * So a bad URL, a server that refuses, or (local, rank0) missing server binaries is
+ * one message and exit status 2, before any work.
  *
  * The book. Rank 0 makes a fresh schema for the run (share), loomdist_<pid>_<time>,
  * with one table, trades; every rank then loads its own trades into it with COPY
@@ -27,9 +34,13 @@
  * Figures. Each strategy run reports the p50, p99 and maximum of its fetch and update
  * round trips (send to answer; on a shared pipelined connection the queries queued
  * ahead included) as db_fetch_p50, ..., db_update_max in ms, db_connections, the
- * connections it opened (the server's backends it used), and db_connected, the ms
- * from the run's start until the last of them was up: connections are made inside
- * the timed run, as the run's first act on each carrier or pool thread.
+ * connections it used (the server's backends), and db_opened, those of them it had
+ * to open inside the clock because the stock had none ready (0 in a sound run).
+ *
+ * Connections before the clock. prepare opens a stock of connections, each with the
+ * statements prepared, as many as the largest run takes (--os-threads, or carriers x
+ * --db-pipes); a run takes its connections from it and gives them back at its end,
+ * so no strategy opens one inside its timed run, as a JDBC pool made at start-up.
  *
  * The proof. After every strategy run the rank reads its trades' status and run back
  * and compares them, trade for trade, with the results the run hands the HDF5 file;
@@ -58,28 +69,36 @@ static inline int ld_settle_is_db(int call)
  * rank can connect. */
 int ld_settle_db_check(const ld_settle_config *sc, char *err, size_t errlen);
 
-/* On rank 0: the run's schema and its empty table; the schema's name into blob. */
-int ld_settle_db_share(const ld_job_config *cfg, char *blob, size_t len, void **state);
+/* On rank 0 (host: its host name): the run's schema and its empty table (under
+ * --db-url rank0 on a server started now); into blob the schema's name, then under
+ * rank0 a space and the server's URL. */
+int ld_settle_db_share(const ld_job_config *cfg, const char *host, char *blob, size_t len,
+                       void **state);
 
-/* Drop the run's schema. */
+/* Drop the run's schema, or stop rank 0's server. */
 void ld_settle_db_unshare(void *state);
 
-/* In prepare: this rank's trades COPYed into the schema rank 0 made. */
-int ld_settle_db_open(ld_settle_db **out, const ld_job_config *cfg, const char *schema,
+/* In prepare: this rank's trades COPYed into the schema share names in `shared`
+ * (under --db-url local into its own server, started now, with the schema made). */
+int ld_settle_db_open(ld_settle_db **out, const ld_job_config *cfg, const char *shared,
                       const ld_trade *trades, size_t n);
 
-/* Free db. NULL does nothing. */
+/* Free db, stopping a server of its own. NULL does nothing. */
 void ld_settle_db_close(ld_settle_db *db);
 
-/* A blocking connection with the statements prepared: one per pool thread. */
+/* A blocking connection with the statements prepared, from the stock made before the
+ * clock (made now, and counted as db_opened, when the stock has none): one per pool
+ * thread. ld_settle_db_disconnect gives it back (a broken one is closed). */
 int ld_settle_db_connect(PGconn **out, ld_settle_db *db);
+void ld_settle_db_disconnect(ld_settle_db *db, PGconn *c);
 
-/* A carrier's --db-pipes pipelined connections on its loop, shared by its trades,
- * each call going to the next in turn. */
+/* A carrier's --db-pipes pipelined connections on its loop, taken from the stock,
+ * shared by its trades, each call going to the next in turn. */
 typedef struct ld_settle_db_pipes ld_settle_db_pipes;
 int ld_settle_db_pipes_open(ld_settle_db_pipes **out, ld_settle_db *db, uv_loop_t *loop);
 
-/* Close them (as ld_pg_uv_close does each). NULL does nothing. */
+/* Close them (as ld_pg_uv_close does each), their connections given back to the
+ * stock. NULL does nothing. */
 void ld_settle_db_pipes_close(ld_settle_db_pipes *p);
 
 /* Call `call` (fetch or update) of trade t, whose first failed check is `failed`

@@ -73,7 +73,8 @@ static void *pool_thread(void *arg)
             break;
         rc = pool_trade(r->in, conn, db, i);
     }
-    PQfinish(db);
+    if (db)
+        ld_settle_db_disconnect(ld_settle_db_of(r->in), db);
     if (rc != 0) {
         int none = 0;
         atomic_compare_exchange_strong(&r->rc, &none, rc);

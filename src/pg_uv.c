@@ -167,11 +167,21 @@ static void on_poll(uv_poll_t *h, int status, int events)
 int ld_pg_uv_open(ld_pg_uv **out, uv_loop_t *loop, const char *url,
                   const ld_pg_stmt *stmts, size_t n, char *why, size_t len)
 {
+    PGconn *conn;
+    int rc = ld_pg_connect(&conn, url, stmts, n, why, len);
+    return rc ? rc : ld_pg_uv_adopt(out, loop, conn, why, len);
+}
+
+int ld_pg_uv_adopt(ld_pg_uv **out, uv_loop_t *loop, PGconn *conn, char *why, size_t len)
+{
     ld_pg_uv *c = calloc(1, sizeof *c);
-    if (!c)
+    if (!c) {
+        PQfinish(conn);
         return -ENOMEM;
-    int rc = ld_pg_connect(&c->conn, url, stmts, n, why, len);
-    if (rc == 0 && (PQsetnonblocking(c->conn, 1) != 0 || !PQenterPipelineMode(c->conn))) {
+    }
+    c->conn = conn;
+    int rc = 0;
+    if (PQsetnonblocking(c->conn, 1) != 0 || !PQenterPipelineMode(c->conn)) {
         ld_pg_why(PQerrorMessage(c->conn), why, len);
         rc = -EIO;
     }
@@ -232,7 +242,8 @@ static void on_closed(uv_handle_t *h)
     if (--c->holds > 0)
         return;
     close(c->fd);
-    PQfinish(c->conn);
+    if (c->conn)
+        PQfinish(c->conn);
     free(c);
 }
 
@@ -245,4 +256,16 @@ void ld_pg_uv_close(ld_pg_uv *c)
         pop(c, -ECANCELED);
     uv_close((uv_handle_t *)&c->poll, on_closed);
     uv_close((uv_handle_t *)&c->later, on_closed);
+}
+
+PGconn *ld_pg_uv_release(ld_pg_uv *c)
+{
+    PGconn *conn = NULL;
+    if (c && !c->head && !c->error && PQstatus(c->conn) == CONNECTION_OK &&
+        PQexitPipelineMode(c->conn) && PQsetnonblocking(c->conn, 0) == 0) {
+        conn = c->conn;
+        c->conn = NULL; /* the handles close without it */
+    }
+    ld_pg_uv_close(c);
+    return conn;
 }

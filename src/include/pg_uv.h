@@ -32,6 +32,10 @@ typedef void (*ld_pg_uv_cb)(void *arg, int rc, const PGresult *res);
 int ld_pg_uv_open(ld_pg_uv **out, uv_loop_t *loop, const char *url,
                   const ld_pg_stmt *stmts, size_t n, char *why, size_t len);
 
+/* The same over conn, a blocking connection made already (its statements prepared),
+ * which *out then owns; on failure conn is closed. */
+int ld_pg_uv_adopt(ld_pg_uv **out, uv_loop_t *loop, PGconn *conn, char *why, size_t len);
+
 /* Send prepared statement `stmt` with its text parameters; cb(arg, ...) is called with
  * its answer, never from within this call. 0, or -ENOMEM. */
 int ld_pg_uv_send(ld_pg_uv *c, const char *stmt, int nparams, const char *const *values,
@@ -43,5 +47,10 @@ const char *ld_pg_uv_why(const ld_pg_uv *c);
 /* Close c once no query is in flight on it (callbacks of those still in flight get
  * -ECANCELED). The memory goes at the loop's next turn. NULL does nothing. */
 void ld_pg_uv_close(ld_pg_uv *c);
+
+/* As ld_pg_uv_close, but hand back its connection, blocking and out of pipeline mode,
+ * for another user: when it is sound and had nothing in flight. Else NULL (it is
+ * closed). */
+PGconn *ld_pg_uv_release(ld_pg_uv *c);
 
 #endif

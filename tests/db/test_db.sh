@@ -6,7 +6,10 @@
 #     is gone afterwards;
 #   - a bad --db-url, or a server that refuses, is exit 2 and one message;
 #   - the database killed mid-run fails the run: non-zero, one line naming the
-#     database, no file; restarted, the same run gives --db none's statuses.
+#     database, no file; restarted, the same run gives --db none's statuses;
+#   - the servers loomdist starts itself (--db-url local, rank0) give the same
+#     statuses and are gone, process and folder, after the run, and after a run
+#     whose rank was killed; missing server binaries are exit 2 and one message.
 # Usage: test_db.sh LOOMDIST PYTHON WORKDIR
 set -uo pipefail
 bin=$(realpath "$1") py=$2 work=$3
@@ -46,6 +49,45 @@ loomdist 2 db --db postgres --db-url "$url" || fail "db run: $(cat db.err)"
 left=$("$psql" -At "$url" -c "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'loomdist_%'")
 [ "$left" = 0 ] || fail "the run left $left schema(s) behind"
 
+# The private servers, under a folder of the test's own, so that what they leave is
+# seen: no process whose command line names it, and nothing in it.
+export TMPDIR=$work/private
+mkdir -p "$TMPDIR" && chmod 755 "$TMPDIR"
+# private_gone WHAT: fail unless every private server and its folder went (in 15 s).
+private_gone() {
+    local i
+    for ((i = 0; i < 150; i++)); do
+        if ! pgrep -f "$TMPDIR/loomdist-pg" > /dev/null &&
+            [ -z "$(find "$TMPDIR" -mindepth 1 -maxdepth 1)" ]; then
+            return 0
+        fi
+        sleep 0.1
+    done
+    fail "$1 left a private server behind: $(pgrep -af "$TMPDIR/loomdist-pg")"
+}
+for where in local rank0; do
+    loomdist 2 "$where" --db postgres --db-url "$where" || fail "--db-url $where: $(cat "$where.err")"
+    "$py" "$check" same sleep.h5 "$where.h5" || fail "--db-url $where statuses differ from sleep mode's"
+    private_gone "--db-url $where"
+done
+
+# A rank killed once the private servers answer: none outlives the run.
+for where in local rank0; do
+    timeout 120 mpirun -n 2 "$bin" --quiet --jobs settle --trades 240 --fail-rate 0.2 \
+        --strategies green --iterations 5 --db postgres --db-url "$where" \
+        --output "$work/crash.h5" > crash.out 2> crash.err &
+    run=$!
+    for ((i = 0; i < 300; i++)); do
+        pgrep -f "postgres -D $TMPDIR/loomdist-pg" > /dev/null && break
+        sleep 0.1
+    done
+    sleep 0.5
+    rank=$(pgrep -f "^$bin .*$work/crash.h5" | head -n 1)
+    [ -n "$rank" ] && kill -KILL "$rank"
+    wait "$run" && fail "--db-url $where: the run with a killed rank exited 0"
+    private_gone "--db-url $where, a rank killed,"
+done
+
 # Several pipelined connections per carrier, and the figures that count them.
 loomdist 1 pipes --db postgres --db-url "$url" --db-pipes 4 --carriers 2 || fail "--db-pipes 4: $(cat pipes.err)"
 "$py" "$check" same sleep.h5 pipes.h5 || fail "--db-pipes 4 statuses differ from sleep mode's"
@@ -66,16 +108,22 @@ expect() {
         fail "($*): status $rc, message seen $count times: $(cat bad.err)"
     fi
 }
-expect 2 "--db-url takes env or a postgresql:// URL, not 'mysql://x'" --db postgres \
+expect 2 "--db-url takes env, local, rank0 or a postgresql:// URL, not 'mysql://x'" --db postgres \
     --db-url mysql://x
 expect 2 "--db-url and --db-pipes are for --db postgres" --db-url "$url"
 expect 2 "--db-url and --db-pipes are for --db postgres" --db-pipes 2
 expect 2 "cannot connect to the database at --db-url postgresql://127.0.0.1:1/x" \
     --db postgres --db-url postgresql://127.0.0.1:1/x
+mkdir -p empty
+LOOMDIST_PG_BINDIR=$work/empty expect 2 "--db-url local: no PostgreSQL server binaries" \
+    --db postgres --db-url local
+LOOMDIST_PG_BINDIR=$work/empty expect 2 "--db-url rank0: no PostgreSQL server binaries" \
+    --db postgres --db-url rank0
 
-# Killed mid-run: green at full latency, five iterations (about 2 s), struck at 1 s.
+# Killed mid-run: green at full latency, five iterations (about 2 s), struck at 1.5 s
+# (a small stock of connections, so that prepare is long over by then).
 timeout 120 mpirun -n 2 "$bin" --quiet --jobs settle --trades 240 --fail-rate 0.2 \
-    --strategies green --iterations 5 --db postgres --db-url "$url" \
+    --strategies green --iterations 5 --os-threads 16 --db postgres --db-url "$url" \
     --output "$work/killed.h5" > killed.out 2> killed.err &
 run=$!
 sleep 1.5
