@@ -229,6 +229,8 @@ def sweep(a):
                 job = f.attrs["jobs"]
             args["ranks-per-node"] = 1
             for name, trades in SCENARIOS:
+                if a.scenarios and name not in a.scenarios.split(","):
+                    continue
                 for part in a.partitions.split(","):
                     for n in nodes:
                         run = dict(args, trades=trades(n), partition=part)
@@ -261,6 +263,8 @@ def main():
                    help="a one-rank run for the gather and write rates (again: median)")
     w.add_argument("--nodes", help="comma-separated node counts (default 1..1024)")
     w.add_argument("--partitions", default="block,cyclic")
+    w.add_argument("--scenarios", help="comma-separated, of " +
+                   ", ".join(n for n, _ in SCENARIOS) + " (default all)")
     w.add_argument("--out", required=True)
     a = p.parse_args()
     return validate(a) if a.cmd == "validate" else sweep(a)
