@@ -82,12 +82,10 @@ def section(rows, md_table):
                         for p in points]))
         dom = _dominates(points)
         said = [f"{n} from {v} nodes" for n, v in dom.items() if v is not None]
-        quiet = [n for n, v in dom.items() if v is None]
-        md += ["", f"Predicted on {platform}: "
-               + ("; ".join(said) + " take more than the per-rank work" if said else
-                  "no overhead takes more than the per-rank work")
-               + (f"; {', '.join(quiet)} not by {points[-1]['nodes']} nodes" if quiet and
-                  said else f" by {points[-1]['nodes']} nodes") + ".", ""]
+        last = points[-1]["nodes"]
+        md += ["", f"Predicted on {platform}, the first node count where an overhead "
+               "takes more of the makespan than the per-rank work: "
+               + (", ".join(said) if said else "none") + f" (up to {last} nodes).", ""]
         for p in points:
             csv_rows.append(dict(zip(COLUMNS, [
                 "predicted", platform, job, scenario, part, p["nodes"], p["trades"],
