@@ -16,6 +16,7 @@
 #include <uv.h>
 
 #include "clearinghouse.h"
+#include "cli.h"
 
 #define CH_NAME "loomdist-clearinghouse"
 #define CH_DEFAULT_HOST "127.0.0.1"
@@ -56,20 +57,6 @@ static const char usage[] =
     "                         that holds the other end stops it by dying too\n"
     "  -h, --help             this text\n";
 
-/* A bad argument: one line, exit 2. */
-__attribute__((format(printf, 1, 2))) static _Noreturn void bad_input(const char *fmt,
-                                                                      ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    fprintf(stderr, CH_NAME ": ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (try --help)\n");
-    va_end(ap);
-    exit(2);
-}
-
 /* HOST:PORT, or [HOST]:PORT for IPv6, with HOST a numeric address. */
 static int parse_listen(const char *arg, struct sockaddr_storage *ss)
 {
@@ -98,15 +85,7 @@ static int parse_listen(const char *arg, struct sockaddr_storage *ss)
 /* A bound: a whole number from 1 to 2^32 - 1. */
 static uint32_t parse_bound(const char *name, const char *arg)
 {
-    char *end;
-
-    errno = 0;
-    unsigned long long v = strtoull(arg, &end, 10);
-    if (arg[0] < '0' || arg[0] > '9' || *end != '\0' || errno != 0 || v < 1 ||
-        v > UINT32_MAX)
-        bad_input("%s: expected a whole number from 1 to %u, got '%s'", name, UINT32_MAX,
-                  arg);
-    return (uint32_t)v;
+    return (uint32_t)ld_cli_count(name, arg, 1, UINT32_MAX);
 }
 
 enum {
@@ -152,9 +131,9 @@ static void parse_args(int argc, char **argv, struct sockaddr_storage *ss,
         switch (c) {
         case OPT_LISTEN:
             if (parse_listen(optarg, ss) != 0)
-                bad_input("--listen: expected HOST:PORT with a numeric IPv4 address "
-                          "or a [bracketed] IPv6 one, got '%s'",
-                          optarg);
+                ld_cli_bad("--listen: expected HOST:PORT with a numeric IPv4 address "
+                           "or a [bracketed] IPv6 one, got '%s'",
+                           optarg);
             break;
         case OPT_CONNS:
             lim->connections = parse_bound("--max-connections", optarg);
@@ -187,13 +166,13 @@ static void parse_args(int argc, char **argv, struct sockaddr_storage *ss,
             fputs(usage, stdout);
             exit(0);
         case ':':
-            bad_input("%s needs a value", argv[optind - 1]);
+            ld_cli_bad("%s needs a value", argv[optind - 1]);
         default:
-            bad_input("unknown option '%s'", argv[optind - 1]);
+            ld_cli_bad("unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc)
-        bad_input("unexpected argument '%s'", argv[optind]);
+        ld_cli_bad("unexpected argument '%s'", argv[optind]);
 }
 
 typedef struct ch_main {
@@ -238,6 +217,7 @@ int main(int argc, char **argv)
     uv_loop_t loop;
     ch_main m = {0};
 
+    ld_cli_program = CH_NAME;
     parse_args(argc, argv, &ss, &lim);
     signal(SIGPIPE, SIG_IGN); /* a client gone mid-answer is an error code, not a death */
     uv_loop_init(&loop);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "http_load.h"
 
 #define LOAD_NAME "loomdist-load"
@@ -45,33 +46,6 @@ static const char usage[] =
     "request to the last response; latency is from a request's write to its response\n"
     "read whole, within 1/64.\n";
 
-/* A bad argument: one line, exit 2. */
-__attribute__((format(printf, 1, 2))) static _Noreturn void bad_input(const char *fmt,
-                                                                      ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    fprintf(stderr, LOAD_NAME ": ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (try --help)\n");
-    va_end(ap);
-    exit(2);
-}
-
-/* A whole number in [min, max]. */
-static uint64_t parse_count(const char *name, const char *arg, uint64_t min, uint64_t max)
-{
-    char *end;
-
-    errno = 0;
-    unsigned long long v = strtoull(arg, &end, 10);
-    if (arg[0] < '0' || arg[0] > '9' || *end != '\0' || errno != 0 || v < min || v > max)
-        bad_input("%s: expected a whole number from %" PRIu64 " to %" PRIu64 ", got '%s'",
-                  name, min, max, arg);
-    return v;
-}
-
 /* A real number of seconds in [min, 1e6]; min itself only when allow_min. */
 static double parse_seconds(const char *name, const char *arg, double min, int allow_min)
 {
@@ -81,8 +55,8 @@ static double parse_seconds(const char *name, const char *arg, double min, int a
     double v = strtod(arg, &end);
     if (end == arg || *end != '\0' || errno != 0 || !isfinite(v) || v < min ||
         (v == min && !allow_min) || v > 1e6)
-        bad_input("%s: expected a number of seconds %s %g, got '%s'", name,
-                  allow_min ? "from" : "above", min, arg);
+        ld_cli_bad("%s: expected a number of seconds %s %g, got '%s'", name,
+                   allow_min ? "from" : "above", min, arg);
     return v;
 }
 
@@ -94,19 +68,19 @@ static void parse_target(const char *arg, struct sockaddr_storage *ss)
     const char *end = v6 ? strchr(arg, ']') : strrchr(arg, ':');
 
     if (!end || (v6 && end[1] != ':'))
-        bad_input("expected HOST:PORT, got '%s'", arg);
+        ld_cli_bad("expected HOST:PORT, got '%s'", arg);
     size_t len = (size_t)(end - arg) - (size_t)v6;
     const char *port = end + 1 + v6;
     if (len == 0 || len >= sizeof host)
-        bad_input("expected HOST:PORT, got '%s'", arg);
+        ld_cli_bad("expected HOST:PORT, got '%s'", arg);
     memcpy(host, arg + v6, len);
     host[len] = '\0';
-    parse_count("the port", port, 1, 65535);
+    ld_cli_count("the port", port, 1, 65535);
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
     struct addrinfo *res;
     int rc = getaddrinfo(host, port, &hints, &res);
     if (rc != 0)
-        bad_input("cannot resolve '%s': %s", host, gai_strerror(rc));
+        ld_cli_bad("cannot resolve '%s': %s", host, gai_strerror(rc));
     memcpy(ss, res->ai_addr, res->ai_addrlen);
     freeaddrinfo(res);
 }
@@ -140,19 +114,19 @@ static void parse_opt(int c, char **argv, ld_http_load_config *cfg)
 {
     switch (c) {
     case OPT_CONNS:
-        cfg->connections = parse_count("--connections", optarg, 1, 1000000);
+        cfg->connections = ld_cli_count("--connections", optarg, 1, 1000000);
         break;
     case OPT_THREADS:
-        cfg->threads = (unsigned)parse_count("--threads", optarg, 1, 256);
+        cfg->threads = (unsigned)ld_cli_count("--threads", optarg, 1, 256);
         break;
     case OPT_DURATION:
         cfg->seconds = parse_seconds("--duration", optarg, 0, 0);
         break;
     case OPT_PATH:
         if (optarg[0] != '/' || strpbrk(optarg, " \t\r\n"))
-            bad_input("--path: expected a target starting with '/' and no space, got "
-                      "'%s'",
-                      optarg);
+            ld_cli_bad("--path: expected a target starting with '/' and no space, got "
+                       "'%s'",
+                       optarg);
         cfg->path = optarg;
         break;
     case OPT_TIMEOUT:
@@ -168,9 +142,9 @@ static void parse_opt(int c, char **argv, ld_http_load_config *cfg)
         fputs(usage, stdout);
         exit(0);
     case ':':
-        bad_input("%s needs a value", argv[optind - 1]);
+        ld_cli_bad("%s needs a value", argv[optind - 1]);
     default:
-        bad_input("unknown option '%s'", argv[optind - 1]);
+        ld_cli_bad("unknown option '%s'", argv[optind - 1]);
     }
 }
 
@@ -184,12 +158,12 @@ static void parse_args(int argc, char **argv, ld_http_load_config *cfg,
     while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1)
         parse_opt(c, argv, cfg);
     if (optind == argc)
-        bad_input("expected HOST:PORT");
+        ld_cli_bad("expected HOST:PORT");
     if (optind + 1 < argc)
-        bad_input("unexpected argument '%s'", argv[optind + 1]);
+        ld_cli_bad("unexpected argument '%s'", argv[optind + 1]);
     if (cfg->threads > cfg->connections)
-        bad_input("--threads %u is more than --connections %" PRIu64, cfg->threads,
-                  cfg->connections);
+        ld_cli_bad("--threads %u is more than --connections %" PRIu64, cfg->threads,
+                   cfg->connections);
     parse_target(argv[optind], ss);
     cfg->host = argv[optind];
     cfg->addr = (struct sockaddr *)ss;
@@ -224,12 +198,13 @@ int main(int argc, char **argv)
     ld_http_load_report r;
     uint64_t soft, hard;
 
+    ld_cli_program = LOAD_NAME;
     parse_args(argc, argv, &cfg, &ss);
     if (ld_http_load_fd_room(cfg.connections, &soft, &hard) != 0)
-        bad_input("--connections %" PRIu64 " needs %" PRIu64
-                  " open files, past the open-file limit RLIMIT_NOFILE (soft %" PRIu64
-                  ", hard %" PRIu64 ")",
-                  cfg.connections, cfg.connections + LD_LOAD_SPARE_FDS, soft, hard);
+        ld_cli_bad("--connections %" PRIu64 " needs %" PRIu64
+                   " open files, past the open-file limit RLIMIT_NOFILE (soft %" PRIu64
+                   ", hard %" PRIu64 ")",
+                   cfg.connections, cfg.connections + LD_LOAD_SPARE_FDS, soft, hard);
     signal(SIGPIPE, SIG_IGN); /* a server gone mid-request is an error count */
     int rc = ld_http_load_run(&cfg, &r);
     if (rc != 0) {

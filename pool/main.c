@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 
 #include "carriers.h"
+#include "cli.h"
 #include "cpus.h"
 #include "pool_server.h"
 #include "profile.h"
@@ -43,42 +44,18 @@ static const char usage[] =
     "  --warmup-depth N       frames of the warm-up's call path (default 4)\n"
     "  --trim-after K         pooled-trim: the trim policy's K (default 8)\n";
 
-/* One line and exit 2: this program's users are loomdist and whoever reads this. */
-__attribute__((format(printf, 1, 2))) static _Noreturn void bad_input(const char *fmt,
-                                                                      ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, NAME ": ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (try --help)\n");
-    va_end(ap);
-    exit(2);
-}
-
-static uint64_t parse_count(const char *name, const char *arg, uint64_t max)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(arg, &end, 10);
-    if (errno || end == arg || *end || *arg == '-' || v > max)
-        bad_input("--%s takes a whole number up to %" PRIu64 ", not '%s'", name, max,
-                  arg);
-    return v;
-}
-
 static void parse_addr(const char *name, const char *arg, struct sockaddr_in *out)
 {
     char host[64];
     const char *colon = strrchr(arg, ':');
     size_t len = colon ? (size_t)(colon - arg) : 0;
     if (!colon || len == 0 || len >= sizeof host)
-        bad_input("--%s takes HOST:PORT, not '%s'", name, arg);
+        ld_cli_bad("--%s takes HOST:PORT, not '%s'", name, arg);
     memcpy(host, arg, len);
     host[len] = '\0';
-    int port = (int)parse_count(name, colon + 1, 65535);
+    int port = (int)ld_cli_count("the port", colon + 1, 0, 65535);
     if (uv_ip4_addr(host, port, out) != 0)
-        bad_input("--%s takes an IPv4 address, not '%s'", name, host);
+        ld_cli_bad("--%s takes an IPv4 address, not '%s'", name, host);
 }
 
 typedef struct args {
@@ -118,8 +95,8 @@ static void parse_args(int argc, char **argv, args *a)
             a->cfg.think_ms = strtod(optarg, &end);
             if (end == optarg || *end ||
                 !(a->cfg.think_ms >= 0 && a->cfg.think_ms <= 60000))
-                bad_input("--think-ms takes a number of ms in [0, 60000], not '%s'",
-                          optarg);
+                ld_cli_bad("--think-ms takes a number of ms in [0, 60000], not '%s'",
+                           optarg);
             break;
         case 'm':
             if (strcmp(optarg, "fresh") == 0)
@@ -129,51 +106,53 @@ static void parse_args(int argc, char **argv, args *a)
             else if (strcmp(optarg, "pooled-trim") == 0)
                 a->cfg.mode = LD_POOL_POOLED_TRIM;
             else
-                bad_input("--mode is fresh, pooled or pooled-trim, not '%s'", optarg);
+                ld_cli_bad("--mode is fresh, pooled or pooled-trim, not '%s'", optarg);
             break;
         case 's':
             if (strcmp(optarg, "copy") != 0 && strcmp(optarg, "own") != 0)
-                bad_input("--stack-mode is copy or own, not '%s'", optarg);
+                ld_cli_bad("--stack-mode is copy or own, not '%s'", optarg);
             a->cfg.carriers.stack_mode = optarg[0] == 'c' ? LD_STACK_COPY : LD_STACK_OWN;
             break;
         case 'S':
-            a->stack_size = parse_count("stack-size", optarg, 1u << 26);
+            a->stack_size = ld_cli_count("--stack-size", optarg, 0, 1u << 26);
             break;
         case 'c':
             a->cfg.carriers.carriers =
-                (unsigned)parse_count("carriers", optarg, LD_CPUS_MAX);
+                (unsigned)ld_cli_count("--carriers", optarg, 0, LD_CPUS_MAX);
             break;
         case 'C':
-            a->cpus = (unsigned)parse_count("cpus", optarg, LD_CPUS_MAX);
+            a->cpus = (unsigned)ld_cli_count("--cpus", optarg, 0, LD_CPUS_MAX);
             break;
         case 'M':
-            a->mem_limit = parse_count("mem-limit", optarg, UINT64_C(1) << 50);
+            a->mem_limit = ld_cli_count("--mem-limit", optarg, 0, UINT64_C(1) << 50);
             break;
         case 'n':
-            a->cfg.connections = parse_count("connections", optarg, 1000000);
+            a->cfg.connections = ld_cli_count("--connections", optarg, 0, 1000000);
             break;
         case 'B':
-            a->cfg.backend_conns = parse_count("backend-conns", optarg, 1000000);
+            a->cfg.backend_conns = ld_cli_count("--backend-conns", optarg, 0, 1000000);
             break;
         case 'd':
-            a->cfg.warmup_depth = (unsigned)parse_count("warmup-depth", optarg, 1000);
+            a->cfg.warmup_depth =
+                (unsigned)ld_cli_count("--warmup-depth", optarg, 0, 1000);
             break;
         case 'k':
-            a->cfg.trim_after = (unsigned)parse_count("trim-after", optarg, 1000000);
+            a->cfg.trim_after =
+                (unsigned)ld_cli_count("--trim-after", optarg, 0, 1000000);
             break;
         case 'h':
             fputs(usage, stdout);
             exit(0);
         default:
-            bad_input("unknown option");
+            ld_cli_bad("unknown option");
         }
     }
     if (optind < argc)
-        bad_input("unexpected argument '%s'", argv[optind]);
+        ld_cli_bad("unexpected argument '%s'", argv[optind]);
     if (!a->have_backend)
-        bad_input("--backend HOST:PORT is required");
+        ld_cli_bad("--backend HOST:PORT is required");
     if (a->cfg.connections == 0 || a->cfg.backend_conns == 0)
-        bad_input("--connections and --backend-conns take 1 or more");
+        ld_cli_bad("--connections and --backend-conns take 1 or more");
 }
 
 /* Every client and every backend connection is a descriptor: the soft limit goes up to
@@ -185,10 +164,10 @@ static void check_descriptors(const ld_pool_server_config *cfg)
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
         return;
     if (rl.rlim_max != RLIM_INFINITY && need > rl.rlim_max)
-        bad_input("%" PRIu64 " connections and %" PRIu64
-                  " backend connections need %" PRIu64
-                  " descriptors, past the open-file limit of %" PRIu64 " (ulimit -Hn)",
-                  cfg->connections, cfg->backend_conns, need, (uint64_t)rl.rlim_max);
+        ld_cli_bad("%" PRIu64 " connections and %" PRIu64
+                   " backend connections need %" PRIu64
+                   " descriptors, past the open-file limit of %" PRIu64 " (ulimit -Hn)",
+                   cfg->connections, cfg->backend_conns, need, (uint64_t)rl.rlim_max);
     rl.rlim_cur = rl.rlim_max;
     setrlimit(RLIMIT_NOFILE, &rl);
 }
@@ -239,6 +218,7 @@ int main(int argc, char **argv)
                       .carriers = {.stack_mode = LD_STACK_COPY}},
               .stack_size = LD_GT_STACK_DEFAULT};
     uv_ip4_addr("127.0.0.1", 0, &a.cfg.listen);
+    ld_cli_program = NAME;
     parse_args(argc, argv, &a);
     check_descriptors(&a.cfg);
     signal(SIGPIPE, SIG_IGN);

@@ -1,0 +1,36 @@
+/* cli.c: the small programs' bad-input messages and number parsing (cli.h). */
+#include "cli.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+const char *ld_cli_program = "loomdist";
+
+void ld_cli_bad(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", ld_cli_program);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (try --help)\n");
+    va_end(ap);
+    exit(2);
+}
+
+/* Digits only: strtoull would take a sign, spaces and a wrap-around for them. */
+uint64_t ld_cli_count(const char *name, const char *arg, uint64_t min, uint64_t max)
+{
+    char *end;
+
+    errno = 0;
+    unsigned long long v = strtoull(arg, &end, 10);
+    if (arg[0] < '0' || arg[0] > '9' || *end != '\0' || errno != 0 || v < min || v > max)
+        ld_cli_bad("%s: expected a whole number from %" PRIu64 " to %" PRIu64
+                   ", got '%s'",
+                   name, min, max, arg);
+    return v;
+}
