@@ -52,6 +52,8 @@ int main(int argc, char **argv)
     if (size < 2 || !buf || !packed) {
         if (rank == 0)
             fprintf(stderr, "pingpong: needs 2 ranks and 4 MiB\n");
+        free(buf);
+        free(packed);
         MPI_Finalize();
         return 2;
     }
