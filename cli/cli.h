@@ -11,7 +11,7 @@
 extern const char *ld_cli_program;
 
 /* "<program>: <message> (try --help)" on stderr, and exit 2. */
-__attribute__((format(printf, 1, 2))) _Noreturn void ld_cli_bad(const char *fmt, ...);
+__attribute__((noreturn, format(printf, 1, 2))) void ld_cli_bad(const char *fmt, ...);
 
 /* arg as a whole number in [min, max], or ld_cli_bad naming the option `name`. */
 uint64_t ld_cli_count(const char *name, const char *arg, uint64_t min, uint64_t max);
