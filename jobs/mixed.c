@@ -71,19 +71,13 @@ static const ld_strategy mixed_strategies[] = {
 
 #define AT(field) offsetof(ld_mixed_config, field)
 
-static const char *const kernels[] = {"sort", "select", NULL}; /* enum ld_var_kernel */
-
-/* The first four are settle's and var's, declared alike: a value goes to each job. */
+/* The first four are settle's and var's, the same declarations: a value goes to each
+ * job. */
 static const ld_opt mixed_opts[] = {
-    {"latency-scale", LD_OPT_REAL, AT(latency_scale), 1e-6, 1000, 1, NULL, "X",
-     "multiply every call latency by X (default 1; tests use 0.02)", LD_OPT_RESULT, NULL},
-    {"fail-rate", LD_OPT_REAL, AT(fail_rate), 0, 1, 0.002, NULL, "P",
-     "probability that each check fails (default 0.002)", LD_OPT_RESULT, NULL},
-    {"sims", LD_OPT_COUNT, AT(sims), 1, 100000000, 20000, NULL, "N",
-     "Monte Carlo simulations per trade (default 20000)", LD_OPT_RESULT, NULL},
-    {"var-kernel", LD_OPT_CHOICE, AT(kernel), 0, 0, LD_VAR_SORT, kernels, "sort|select",
-     "sort every P&L (the study's way) or select the quantile (default sort)",
-     LD_OPT_RESULT, NULL},
+    LD_SETTLE_OPT_LATENCY_SCALE(AT(latency_scale)),
+    LD_SETTLE_OPT_FAIL_RATE(AT(fail_rate)),
+    LD_VAR_OPT_SIMS(AT(sims)),
+    LD_VAR_OPT_KERNEL(AT(kernel)),
     {"yield-every", LD_OPT_COUNT, AT(yield_every), 1, 100000000, 1000, NULL, "K",
      "shared-yield: a VaR yields its carrier every K simulations (default 1000)",
      LD_OPT_RESULT, NULL},

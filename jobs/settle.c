@@ -227,10 +227,8 @@ static const char *const db_modes[] = {"none", "postgres", NULL}; /* ld_settle_d
 static const char *const db_urls[] = {"env", "local", "rank0", NULL};
 
 static const ld_opt settle_opts[] = {
-    {"latency-scale", LD_OPT_REAL, AT(latency_scale), 1e-6, 1000, 1, NULL, "X",
-     "multiply every call latency by X (default 1; tests use 0.02)", LD_OPT_RESULT, NULL},
-    {"fail-rate", LD_OPT_REAL, AT(fail_rate), 0, 1, 0.002, NULL, "P",
-     "probability that each check fails (default 0.002)", LD_OPT_RESULT, NULL},
+    LD_SETTLE_OPT_LATENCY_SCALE(AT(latency_scale)),
+    LD_SETTLE_OPT_FAIL_RATE(AT(fail_rate)),
     {"pin-fraction", LD_OPT_REAL, AT(pin_fraction), 0, 1, 0.01, NULL, "F",
      "share of trades that take the monitor in green-pinned and green-monitor "
      "(default 0.01: enough to show the collapse in seconds)",

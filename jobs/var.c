@@ -53,15 +53,11 @@ static const ld_strategy var_strategies[] = {
      LD_ON_WORKERS},
 };
 
-static const char *const kernels[] = {"sort", "select", NULL}; /* enum ld_var_kernel */
+const char *const ld_var_kernels[] = {"sort", "select", NULL};
 
 static const ld_opt var_opts[] = {
-    {"sims", LD_OPT_COUNT, offsetof(ld_var_config, sims), 1, 100000000, 20000, NULL, "N",
-     "Monte Carlo simulations per trade (default 20000)", LD_OPT_RESULT, NULL},
-    {"var-kernel", LD_OPT_CHOICE, offsetof(ld_var_config, kernel), 0, 0, LD_VAR_SORT,
-     kernels, "sort|select",
-     "sort every P&L (the study's way) or select the quantile (default sort)",
-     LD_OPT_RESULT, NULL},
+    LD_VAR_OPT_SIMS(offsetof(ld_var_config, sims)),
+    LD_VAR_OPT_KERNEL(offsetof(ld_var_config, kernel)),
 };
 
 static const ld_column var_columns[] = {

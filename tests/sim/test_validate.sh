@@ -12,10 +12,8 @@ set -euo pipefail
 bin=$(realpath "$1") skel=$2 py=$3 work=$4
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-if [ -z "$skel" ] || [ ! -x "$skel" ] || ! command -v smpirun > /dev/null; then
-    echo "SimGrid's SMPI is absent (apt-get install libsimgrid-dev): skipped"
-    exit 77
-fi
+. "$here/lib.sh"
+require_smpi "$skel"
 rm -rf "$work" && mkdir -p "$work"
 args=(--trades 200000 --jobs settle --strategies green,callbacks --latency-scale 0.05
     --quiet)
