@@ -171,6 +171,8 @@ static void say_oversubscribed(MPI_Comm comm, const ld_node *node, int rank)
 /* Rank 0 builds the book and every rank takes its share, each step a phase. */
 static int deal(MPI_Comm comm, const ld_options *o, ld_share *share, ld_phases *ph)
 {
+    if (o->partition == LD_PARTITION_RANGES)
+        return ld_partition_ranges(comm, o, share, ph);
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);

@@ -35,7 +35,7 @@ static const struct special {
 #define LD_TRADES_MAX 100000000.0
 
 static const char *const stack_modes[] = {"own", "copy", NULL}; /* enum ld_stack_mode */
-static const char *const partitions[] = {"block", "cyclic", NULL};
+static const char *const partitions[] = {"block", "cyclic", "ranges", NULL};
 
 static const ld_opt common[] = {
     {"trades", LD_OPT_COUNT, AT(trades), 1, LD_TRADES_MAX, 8000, NULL, "N",
@@ -65,8 +65,8 @@ static const ld_opt common[] = {
      "task before the clock starts, so the run pays for its page faults",
      LD_OPT_RESULT, NULL},
     {"partition", LD_OPT_CHOICE, AT(partition), 0, 0, LD_PARTITION_BLOCK, partitions,
-     "block|cyclic", "how rank 0 deals trades to ranks (default block)", LD_OPT_RESULT,
-     NULL},
+     "block|cyclic|ranges", "how rank 0 deals trades to ranks (default block)",
+     LD_OPT_RESULT, NULL},
     {"warmup", LD_OPT_COUNT, AT(warmup), 0, 1000, 0, NULL, "N",
      "discarded iterations of each strategy before the measured ones (default 0; "
      "then a job with a baseline warms up its first strategy once)",

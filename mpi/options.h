@@ -19,7 +19,7 @@
 
 #define LD_OUTPUT_MAX 4096
 
-enum ld_partition { LD_PARTITION_BLOCK, LD_PARTITION_CYCLIC };
+enum ld_partition { LD_PARTITION_BLOCK, LD_PARTITION_CYCLIC, LD_PARTITION_RANGES };
 
 typedef struct ld_options {
     uint64_t trades;

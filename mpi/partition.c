@@ -1,4 +1,5 @@
-/* partition.c: the book, built once on rank 0 and scattered with MPI_Scatterv.
+/* partition.c: the book, built once on rank 0 and scattered with MPI_Scatterv, or
+ * built by every rank from the range rank 0 scatters to it.
  *
  * A trade travels as one element of a derived datatype that names its fields, so the
  * transfer is correct whatever the struct's padding. */
@@ -77,6 +78,45 @@ int ld_partition_scatter(MPI_Comm comm, const ld_options *o, const ld_trade *boo
     free(counts);
     free(displs);
     return ok ? 0 : -1;
+}
+
+/* Rank 0's table of (first id, count) per rank, scattered; this rank's into share. */
+static int scatter_ranges(MPI_Comm comm, const ld_options *o, ld_share *share)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    uint64_t *ranges = rank == 0 ? malloc(2 * (size_t)size * sizeof *ranges) : NULL;
+    uint64_t mine[2] = {0, 0}, at = 0;
+    int ok = rank != 0 || ranges;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    if (!ok)
+        return -1;
+    for (int r = 0; rank == 0 && r < size; r++) {
+        ranges[2 * r] = at;
+        ranges[2 * r + 1] = share_count(o->trades, size, r);
+        at += ranges[2 * r + 1];
+    }
+    MPI_Scatter(ranges, 2, MPI_UINT64_T, mine, 2, MPI_UINT64_T, 0, comm);
+    free(ranges);
+    share->offset = mine[0];
+    share->n = (size_t)mine[1];
+    share->trades = malloc((share->n ? share->n : 1) * sizeof *share->trades);
+    ok = share->trades != NULL;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    return ok ? 0 : -1;
+}
+
+/* The trades block's Scatterv would have brought, made here from their ids alone. */
+int ld_partition_ranges(MPI_Comm comm, const ld_options *o, ld_share *share,
+                        ld_phases *ph)
+{
+    int rc = scatter_ranges(comm, o, share);
+    ld_phases_end(ph, LD_PHASE_SCATTER);
+    if (rc == 0)
+        ld_book_make(share->trades, share->n, share->offset, o->seed);
+    ld_phases_end(ph, LD_PHASE_BOOK);
+    return rc;
 }
 
 void ld_share_free(ld_share *share)

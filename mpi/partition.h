@@ -1,4 +1,7 @@
-/* partition.h: rank 0 builds the book and deals it out to the ranks. */
+/* partition.h: the book dealt out to the ranks, in one of two ways. Block and cyclic:
+ * rank 0 builds the whole book and scatters the trades. Ranges: rank 0 scatters only
+ * each rank's (first id, count), and each rank builds its own trades, which depend on
+ * (seed, id) alone, so a rank holds the same trades, in the same rows, as under block. */
 #ifndef LD_PARTITION_H
 #define LD_PARTITION_H
 
@@ -6,6 +9,7 @@
 
 #include "book.h"
 #include "options.h"
+#include "phases.h"
 
 typedef struct ld_share {
     ld_trade *trades; /* this rank's trades, owned */
@@ -15,7 +19,8 @@ typedef struct ld_share {
 
 /* Rank 0's book from o->seed for `size` ranks, in rank-major order by o->partition so
  * that rank r's trades are contiguous for Scatterv: block gives rank r a contiguous
- * run of ids, cyclic gives it ids r, r+P, r+2P, ... NULL when out of memory. */
+ * run of ids, cyclic gives it ids r, r+P, r+2P, ... NULL when out of memory. Not for
+ * ranges, which has no book on rank 0. */
 ld_trade *ld_partition_book(const ld_options *o, int size);
 
 /* Collective: scatter rank 0's book (NULL on the other ranks, and on rank 0 when it
@@ -23,6 +28,13 @@ ld_trade *ld_partition_book(const ld_options *o, int size);
  * frees the book. */
 int ld_partition_scatter(MPI_Comm comm, const ld_options *o, const ld_trade *book,
                          ld_share *share);
+
+/* Collective, for ranges: rank 0 scatters each rank its (first id, count), block's
+ * counts, into share->offset and share->n, ending ph's scatter phase; then every rank
+ * builds those trades itself, ending its book phase. Fails on every rank when one
+ * could not allocate. */
+int ld_partition_ranges(MPI_Comm comm, const ld_options *o, ld_share *share,
+                        ld_phases *ph);
 
 void ld_share_free(ld_share *share);
 

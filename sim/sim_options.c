@@ -26,6 +26,18 @@ static int list(double *v, unsigned *n, const char *text)
     return *n ? 0 : -1;
 }
 
+/* "--partition block|cyclic|ranges", spelled as loomdist spells it. */
+static int partition(ld_options *o, const char *value)
+{
+    static const char *const names[] = {"block", "cyclic", "ranges"};
+    for (int k = 0; k < 3; k++)
+        if (strcmp(value, names[k]) == 0) {
+            o->partition = k;
+            return 0;
+        }
+    return -1;
+}
+
 /* One option and its value into s. */
 static int set(sim_options *s, const char *name, const char *value)
 {
@@ -35,11 +47,8 @@ static int set(sim_options *s, const char *name, const char *value)
         return list(s->work_ns, &s->nwork, value);
     if (strcmp(name, "--fixed") == 0)
         return list(s->fixed_ns, &n, value);
-    if (strcmp(name, "--partition") == 0) {
-        s->o.partition =
-            strcmp(value, "cyclic") == 0 ? LD_PARTITION_CYCLIC : LD_PARTITION_BLOCK;
-        return strcmp(value, "cyclic") == 0 || strcmp(value, "block") == 0 ? 0 : -1;
-    }
+    if (strcmp(name, "--partition") == 0)
+        return partition(&s->o, value);
     if (number(value, &v) != 0)
         return -1;
     if (strcmp(name, "--trades") == 0 && v >= 1)

@@ -110,6 +110,25 @@ static void write_file(MPI_Comm comm, const sim_options *s, const ld_share *shar
         MPI_Comm_free(&node);
 }
 
+/* Block and cyclic as the driver deals them: rank 0's book, then the Scatterv. */
+static int deal(MPI_Comm comm, const sim_options *s, ld_share *share, ld_phases *ph)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    ld_trade *book = rank == 0 ? ld_partition_book(&s->o, size) : NULL;
+    MPI_Barrier(comm);
+    ld_phases_end(ph, LD_PHASE_BOOK);
+    int rc = ld_partition_scatter(comm, &s->o, book, share);
+    /* SMPI copies a rank's message to itself for free; the real scatter pays rank 0's
+     * own share at the rate a one-rank run's scatter measured. */
+    if (rank == 0)
+        smpi_execute_flops(s->copy_ns * (double)(share->n * sizeof(ld_trade)));
+    free(book);
+    ld_phases_end(ph, LD_PHASE_SCATTER);
+    return rc;
+}
+
 /* Rank 0 prints every rank's phases, one line per phase. */
 static void print_phases(MPI_Comm comm, const ld_phases *ph, int rank, int size)
 {
@@ -142,16 +161,9 @@ int main(int argc, char **argv)
     ld_phases ph;
     ld_phases_start(&ph, ld_phases_now());
     ld_share share = {0};
-    ld_trade *book = rank == 0 ? ld_partition_book(&s.o, size) : NULL;
-    MPI_Barrier(comm);
-    ld_phases_end(&ph, LD_PHASE_BOOK);
-    int rc = ld_partition_scatter(comm, &s.o, book, &share);
-    /* SMPI copies a rank's message to itself for free; the real scatter pays rank 0's
-     * own share at the rate a one-rank run's scatter measured. */
-    if (rank == 0)
-        smpi_execute_flops(s.copy_ns * (double)(share.n * sizeof(ld_trade)));
-    free(book);
-    ld_phases_end(&ph, LD_PHASE_SCATTER);
+    int rc = s.o.partition == LD_PARTITION_RANGES
+                 ? ld_partition_ranges(comm, &s.o, &share, &ph)
+                 : deal(comm, &s, &share, &ph);
     if (rc == 0) {
         int ok = 1;
         smpi_execute_flops(s.prepare_ns * (double)share.n);

@@ -20,3 +20,9 @@ add_test(NAME sim.report COMMAND ${LD_SIM_TEST_DIR}/test_report.sh
   ${CMAKE_CURRENT_BINARY_DIR}/sim-report)
 set_tests_properties(sim.report PROPERTIES LABELS "sim;analysis" TIMEOUT 300
   RUN_SERIAL TRUE SKIP_RETURN_CODE 77 ENVIRONMENT "${LD_MPI_ENV}")
+
+# --partition ranges gives block's results bit for bit (no SimGrid needed).
+add_test(NAME sim.ranges COMMAND ${LD_SIM_TEST_DIR}/test_ranges.sh $<TARGET_FILE:loomdist>
+  ${LD_PYTHON} ${CMAKE_CURRENT_BINARY_DIR}/sim-ranges)
+set_tests_properties(sim.ranges PROPERTIES LABELS "mpi;sim" TIMEOUT 180 RUN_SERIAL TRUE
+  ENVIRONMENT "${LD_MPI_ENV}")

@@ -55,7 +55,7 @@ static const bad_case bad[] = {
     {{"--latency-scale", "fast"}, "--latency-scale takes a number, not 'fast'"},
     {{"--pin-fraction", "1.5"}, "--pin-fraction must be between 0 and 1, not 1.5"},
     {{"--var-kernel", "quick"}, "--var-kernel takes sort|select, not 'quick'"},
-    {{"--partition", "round"}, "--partition takes block|cyclic, not 'round'"},
+    {{"--partition", "round"}, "--partition takes block|cyclic|ranges, not 'round'"},
     {{"--stack-mode", "shared"}, "--stack-mode takes copy|own, not 'shared'"},
     {{"--jobs", "settle,foo"},
      "--jobs: unknown job 'foo' (jobs: settle, var, micro, models, pool, mixed)"},
