@@ -1,6 +1,7 @@
 /* harness.c: runs one strategy under a probe, so every strategy is measured alike. */
 #include "carriers.h"
 #include "job.h"
+#include "why.h"
 
 #include <errno.h>
 #include <string.h>
@@ -47,6 +48,7 @@ int ld_job_measure(const ld_job *job, const ld_strategy *s, const ld_job_config 
                    ld_metrics *m, ld_figures *figures)
 {
     memset(results, 0, n * job->result_size);
+    ld_why_clear(); /* a reason said now is this run's */
     if (figures)
         figures->n = 0;
     ld_job_config run = *cfg;

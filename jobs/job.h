@@ -123,6 +123,8 @@ typedef struct ld_job_config {
     int test_overflow;        /* tests only: the job's first green thread overflows */
     const void *opts;         /* the job's own config struct, of its config_size */
     ld_stack_depot *stacks;   /* green strategies: stacks shared by every run; or NULL */
+    struct ld_carriers *kept; /* carrier strategies: carriers kept across runs
+                                 (carriers.h); NULL: each run makes its own */
     const ld_cpus *cpus;      /* the CPUs this rank owns */
     const char *shared;       /* what the job's share wrote on rank 0, on every rank; NULL
                                  for a job without share */
@@ -162,6 +164,8 @@ typedef struct ld_job_input {
     ld_figures *figures;
 } ld_job_input;
 
+/* 0, or a negative errno; a strategy that can name what failed says it first with
+ * ld_why_say (why.h), and the driver prints that in its one line for the run. */
 typedef int (*ld_strategy_fn)(const ld_job_input *in);
 
 /* Which OS threads a strategy runs on, for reports. */

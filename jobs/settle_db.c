@@ -16,6 +16,7 @@
 #include "hist.h"
 #include "metrics.h"
 #include "settle_db_server.h"
+#include "why.h"
 
 /* Sessions beyond a rank's stock that a private server takes: the load, the check
  * after each run, the schema's making. */
@@ -64,14 +65,12 @@ static void count_trip(ld_settle_db *db, int s, int64_t t0)
     pthread_mutex_unlock(&db->lock);
 }
 
-/* A run's first lost database is said once, whichever thread or carrier saw it. */
-static atomic_int said_lost;
-
+/* The run's reason when it loses the database (why.h): the first said, whichever
+ * thread or carrier saw it, is the one the driver prints for the whole run. */
 static void say_lost(const ld_settle_db *db, const char *why)
 {
-    if (atomic_exchange(&said_lost, 1) == 0)
-        fprintf(stderr, "loomdist: settle: lost the database at %s: %s\n", db->where,
-                why && why[0] ? why : "the server closed the connection");
+    ld_why_say("lost the database at %s: %s", db->where,
+               why && why[0] ? why : "the server closed the connection");
 }
 
 /* --- Options ---------------------------------------------------------------------- */
@@ -167,11 +166,14 @@ static int make_schema(const char *url, const char *schema, char *why, size_t le
     return rc;
 }
 
-/* Under --db-url rank0 the server every rank reaches by rank 0's host name, listening
- * on the address that name has; its URL into s->url. */
+/* Under --db-url rank0 the server every rank reaches at the address rank 0's host
+ * has for the other nodes (ld_settle_db_server_address), listening on it; its URL
+ * into s->url. */
 static int start_rank0(db_share *s, const char *host, char *why, size_t len)
 {
-    return ld_settle_db_server_start(&s->server, host, host, 1, RANK0_SESSIONS, s->url,
+    char addr[256];
+    ld_settle_db_server_address(host, addr, sizeof addr);
+    return ld_settle_db_server_start(&s->server, addr, addr, 1, RANK0_SESSIONS, s->url,
                                      sizeof s->url, why, len);
 }
 
@@ -626,10 +628,8 @@ static int compare(const ld_settle_db *db, const ld_job_input *in, const PGresul
 {
     const ld_settle_result *res = in->results;
     if ((size_t)PQntuples(r) != in->n) {
-        fprintf(stderr,
-                "loomdist: settle: the database at %s holds %d of this rank's "
-                "%zu trades\n",
-                db->where, PQntuples(r), in->n);
+        ld_why_say("the database at %s holds %d of this rank's %zu trades", db->where,
+                   PQntuples(r), in->n);
         return -EPROTO;
     }
     for (size_t k = 0; k < in->n; k++) {
@@ -639,17 +639,32 @@ static int compare(const ld_settle_db *db, const ld_job_input *in, const PGresul
         unsigned long run = strtoul(PQgetvalue(r, (int)k, 2), NULL, 10);
         if (status == want->status && run == db->run)
             continue;
-        fprintf(stderr,
-                "loomdist: settle: trade %" PRIu64 " is %s%ld in the database at %s "
-                "(run %ld) but %u in the results (run %u)\n",
-                rows[k].id, null ? "NULL " : "", status, db->where,
-                strtol(PQgetvalue(r, (int)k, 2), NULL, 10), want->status, db->run);
+        ld_why_say("trade %" PRIu64 " is %s%ld in the database at %s (run %ld) but %u "
+                   "in the results (run %u)",
+                   rows[k].id, null ? "NULL " : "", status, db->where,
+                   strtol(PQgetvalue(r, (int)k, 2), NULL, 10), want->status, db->run);
         return -EPROTO;
     }
     return 0;
 }
 
-/* Every trade of the rank read back in one query and compared with its result. */
+/* The server's client backends now, the check's own among them, as db_backends:
+ * every rank's stock stays open until the job is over, so a server the ranks share
+ * (--db-url rank0, or one URL) counts all of theirs, and a rank's own only its own. */
+static int count_backends(PGconn *c, ld_figures *f)
+{
+    PGresult *r = PQexec(c, "SELECT count(*) FROM pg_stat_activity WHERE backend_type = "
+                            "'client backend'");
+    int rc =
+        PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 ? 0 : ld_pg_error(c);
+    if (rc == 0)
+        ld_figure_add(f, "db_backends", strtod(PQgetvalue(r, 0, 0), NULL), "");
+    PQclear(r);
+    return rc;
+}
+
+/* Every trade of the rank read back in one query and compared with its result, and
+ * the server's backends counted. */
 static int verify(ld_settle_db *db, const ld_job_input *in)
 {
     PGconn *c;
@@ -669,9 +684,11 @@ static int verify(ld_settle_db *db, const ld_job_input *in)
         PGresult *r = PQexecParams(c, sql, 1, NULL, v, NULL, NULL, 0);
         rc = PQresultStatus(r) == PGRES_TUPLES_OK ? compare(db, in, r, rows)
                                                   : ld_pg_error(c);
+        PQclear(r);
+        if (rc == 0)
+            rc = count_backends(c, in->figures);
         if (rc == -ECONNRESET || rc == -EIO)
             say_lost(db, PQerrorMessage(c));
-        PQclear(r);
         PQfinish(c);
     }
     free(ids);

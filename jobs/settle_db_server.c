@@ -2,7 +2,11 @@
  * (settle_db_server.h). */
 #include "settle_db_server.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +109,51 @@ static int free_port(void)
                  : -errno;
     close(fd);
     return rc;
+}
+
+/* Whether every IPv4 address host has here is a loopback one (127.0.0.0/8). */
+static int loopback_only(const char *host)
+{
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res;
+    if (getaddrinfo(host, NULL, &hints, &res) != 0)
+        return 0;
+    int loop = 1;
+    for (const struct addrinfo *a = res; a; a = a->ai_next) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)(void *)a->ai_addr;
+        loop &= ntohl(in->sin_addr.s_addr) >> 24 == 127;
+    }
+    freeaddrinfo(res);
+    return loop;
+}
+
+/* The first IPv4 address of an interface that is up and not a loopback one. */
+static int outward_address(char *out, size_t len)
+{
+    struct ifaddrs *all;
+    if (getifaddrs(&all) != 0)
+        return -errno;
+    int rc = -EADDRNOTAVAIL;
+    for (const struct ifaddrs *i = all; i && rc != 0; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET ||
+            !(i->ifa_flags & IFF_UP) || (i->ifa_flags & IFF_LOOPBACK))
+            continue;
+        const struct sockaddr_in *in = (const struct sockaddr_in *)(void *)i->ifa_addr;
+        rc = inet_ntop(AF_INET, &in->sin_addr, out, (socklen_t)len) ? 0 : -errno;
+    }
+    freeifaddrs(all);
+    return rc;
+}
+
+/* A host name that resolves to loopback here (Debian's 127.0.1.1 for its own name,
+ * or 127.0.0.1 as in many containers) would have the server listen where no other
+ * node can reach it, and the other nodes resolve the name to their own machine or
+ * to an address the server does not listen on: an address of an interface is what
+ * they can all reach. */
+void ld_settle_db_server_address(const char *host, char *out, size_t len)
+{
+    if (strcmp(host, "127.0.0.1") == 0 || !loopback_only(host) ||
+        outward_address(out, len) != 0)
+        snprintf(out, len, "%s", host);
 }
 
 int ld_settle_db_server_start(ld_settle_db_server **out, const char *listen_addr,

@@ -28,6 +28,13 @@ typedef struct ld_settle_db_server ld_settle_db_server;
 /* The folder of the server binaries into out[0..len): 0, or -ENOENT with why. */
 int ld_settle_db_server_bindir(char *out, size_t len, char *why, size_t whylen);
 
+/* Where a server for every node listens, given host, the name by which the other
+ * nodes reach this one ("127.0.0.1" when they are all this one): host itself, unless
+ * it resolves here to loopback addresses only; then the first IPv4 address of an
+ * interface that is up and not loopback, which the other nodes can reach. Into
+ * out[0..len). */
+void ld_settle_db_server_address(const char *host, char *out, size_t len);
+
 /* Start a server listening on listen_addr (an address or host name), reached by the
  * URL postgresql://postgres@host:PORT/postgres, which goes into url[0..urllen), that
  * takes max_connections sessions at once. samenet: let the hosts of this machine's

@@ -8,8 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "carriers.h"
 #include "phases.h"
 #include "resources.h"
+#include "why.h"
 
 static int selected(const ld_options *o, size_t j, size_t s)
 {
@@ -77,28 +79,57 @@ static void progress(MPI_Comm comm, const ld_options *o, const ld_record *r, uns
                 it < warmup ? warmup : (unsigned)o->iterations, (double)makespan / 1e6);
 }
 
-/* A strategy that failed says why on stderr, naming the limit it hit when the kernel
- * refused memory: the mapping count, or memory itself. */
-static void say_failure(MPI_Comm comm, const ld_record *r, int rc)
+/* This rank's reason for a failed run (rc < 0) into why: what the job said (why.h),
+ * else the limit the kernel hit when it refused memory (the mapping count, or memory
+ * itself), else the errno's text. Returns 2 for the job's own words, 1 for the
+ * driver's, 0 when the run did not fail. */
+static int rank_reason(int rc, char *why, size_t len)
 {
-    int rank;
-    MPI_Comm_rank(comm, &rank);
+    why[0] = '\0';
+    if (rc == 0)
+        return 0;
+    if (ld_why_get(why, len) > 0)
+        return 2;
     if (rc != -ENOMEM) {
-        fprintf(stderr, "loomdist: %s/%s failed on rank %d: %s\n", r->job->name,
-                r->strategy->name, rank, strerror(-rc));
-        return;
+        snprintf(why, len, "%s", strerror(-rc));
+        return 1;
     }
     long maps = ld_proc_maps(), max = ld_resources_max_map_count();
     if (max > 0 && maps >= max - 64)
-        fprintf(stderr,
-                "loomdist: %s/%s failed on rank %d: the kernel refused a memory "
-                "mapping: %ld mappings are in use and vm.max_map_count is %ld\n",
-                r->job->name, r->strategy->name, rank, maps, max);
+        snprintf(why, len,
+                 "the kernel refused a memory mapping: %ld mappings are in use and "
+                 "vm.max_map_count is %ld",
+                 maps, max);
     else
-        fprintf(stderr,
-                "loomdist: %s/%s failed on rank %d: out of memory (mmap or malloc "
-                "refused; see MemAvailable, ulimit -v and the cgroup's memory.max)\n",
-                r->job->name, r->strategy->name, rank);
+        snprintf(why, len,
+                 "out of memory (mmap or malloc refused; see MemAvailable, ulimit -v "
+                 "and the cgroup's memory.max)");
+    return 1;
+}
+
+/* One line for a failed run, from rank 0: how many ranks failed, and one reason, that
+ * of the lowest rank whose job said why, else of the lowest rank that failed. Each rank
+ * ranks itself by a key (least wins; a rank that did not fail comes last), so that
+ * two reductions and one broadcast from the chosen rank carry it, with no buffer
+ * that grows with the ranks. Every rank calls it once the ranks agree the run failed,
+ * so none waits for another. */
+static void say_failure(MPI_Comm comm, const ld_record *r, int rc)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    char why[LD_WHY_MAX];
+    int said = rank_reason(rc, why, sizeof why);
+    int failed = said != 0, key = said == 2 ? rank : said == 1 ? size + rank : 2 * size;
+    MPI_Allreduce(MPI_IN_PLACE, &key, 1, MPI_INT, MPI_MIN, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_SUM, comm);
+    int chosen = key % size;
+    MPI_Bcast(why, sizeof why, MPI_CHAR, chosen, comm);
+    why[sizeof why - 1] = '\0';
+    if (rank == 0)
+        fprintf(stderr, "loomdist: %s/%s failed on %d of %d rank%s (rank %d: %s)\n",
+                r->job->name, r->strategy->name, failed, size, size == 1 ? "" : "s",
+                chosen, why);
 }
 
 /* Warm-up and measured iterations of one strategy, all ranks in step. */
@@ -121,12 +152,12 @@ static int run_strategy(MPI_Comm comm, const ld_options *o, const ld_job_config 
         MPI_Barrier(comm);
         int rc = ld_job_measure(r->job, r->strategy, cfg, share->trades, share->n,
                                 prepared, r->results, &m, &figs);
-        if (rc)
-            say_failure(comm, r, rc);
         ok = rc == 0;
         MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
-        if (!ok)
+        if (!ok) {
+            say_failure(comm, r, rc);
             break;
+        }
         progress(comm, o, r, it, warmup, m.wall_ns);
         if (it >= warmup)
             keep_iteration(r, it - warmup, &m, &figs, share->n);
@@ -135,17 +166,21 @@ static int run_strategy(MPI_Comm comm, const ld_options *o, const ld_job_config 
     return ok ? 0 : -1;
 }
 
-/* One strategy with a stack depot of its own: its iterations reuse the stacks, and the
- * depot goes with it, so no later strategy's memory column carries its stacks. */
+/* One strategy with a stack depot and carriers of its own: its iterations reuse the
+ * stacks and the carrier threads, as a JVM's iterations reuse its heap and carrier
+ * pool, and both go with it, so no later strategy's memory column carries its stacks.
+ * The carriers end first: their schedulers hold stacks of the depot. */
 static int run_with_stacks(MPI_Comm comm, const ld_options *o,
                            const ld_job_config *job_cfg, const ld_share *share,
                            const void *prepared, unsigned warmup, ld_record *r)
 {
     ld_job_config cfg = *job_cfg;
-    int ok = ld_stack_depot_create(&cfg.stacks, cfg.stack_size, cfg.stack_mode) == 0;
+    int ok = ld_stack_depot_create(&cfg.stacks, cfg.stack_size, cfg.stack_mode) == 0 &&
+             ld_carriers_keep(&cfg.kept) == 0;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
     if (ok)
         ok = run_strategy(comm, o, &cfg, share, prepared, warmup, r) == 0;
+    ld_carriers_end(cfg.kept);
     if (cfg.stacks)
         ld_stack_depot_destroy(cfg.stacks);
     return ok ? 0 : -1;

@@ -5,8 +5,9 @@
 #     compared them with the database's after each strategy run), and the run's schema
 #     is gone afterwards;
 #   - a bad --db-url, or a server that refuses, is exit 2 and one message;
-#   - the database killed mid-run fails the run: non-zero, one line naming the
-#     database, no file; restarted, the same run gives --db none's statuses;
+#   - the database killed mid-run fails the run: non-zero, one line for the whole
+#     run naming the database ("settle/green failed on N of 2 ranks (rank R: lost the
+#     database at ...)"), no file; restarted, the same run gives --db none's statuses;
 #   - the servers loomdist starts itself (--db-url local, rank0) give the same
 #     statuses and are gone, process and folder, after the run, and after a run
 #     whose rank was killed; missing server binaries are exit 2 and one message.
@@ -130,10 +131,12 @@ sleep 1.5
 "$pglocal" kill "$data" || fail "could not kill PostgreSQL"
 wait "$run"
 rc=$?
-lost=$(grep -c "^loomdist: settle: lost the database at 127.0.0.1:$port/postgres" killed.err)
 [ "$rc" != 0 ] || fail "the killed run exited 0"
-if [ "$lost" -lt 1 ] || [ "$lost" -gt 2 ]; then
-    fail "the killed run named the database $lost times (once per rank at most): $(cat killed.err)"
+# One line for the run, from rank 0, naming the database: no rank says its own.
+lost=$(grep -cE "^loomdist: settle/green failed on [12] of 2 ranks \(rank [01]: lost the database at 127\.0\.0\.1:$port/postgres: .+\)$" killed.err)
+said=$(grep -c "failed on\|lost the database" killed.err)
+if [ "$lost" != 1 ] || [ "$said" != 1 ]; then
+    fail "the killed run said why $said times, naming the database $lost times (once): $(cat killed.err)"
 fi
 if [ -e killed.h5 ] || [ -e killed.h5.tmp ]; then fail "the killed run left a file"; fi
 
