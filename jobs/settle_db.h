@@ -34,8 +34,10 @@
  * Figures. Each strategy run reports the p50, p99 and maximum of its fetch and update
  * round trips (send to answer; on a shared pipelined connection the queries queued
  * ahead included) as db_fetch_p50, ..., db_update_max in ms, db_connections, the
- * connections it used (the server's backends), and db_opened, those of them it had
- * to open inside the clock because the stock had none ready (0 in a sound run).
+ * connections it used (the server's backends), db_opened, those of them it had
+ * to open inside the clock because the stock had none ready (0 in a sound run), and
+ * db_backends, the server's client backends when the rank checked the run (every
+ * rank's stock on a server they share).
  *
  * Connections before the clock. prepare opens a stock of connections, each with the
  * statements prepared, as many as the largest run takes (--os-threads, or carriers x
@@ -47,7 +49,8 @@
  * any difference fails the run with one message naming the trade.
  *
  * A database that goes away mid-run fails the calls in flight with -ECONNRESET; the
- * first says, once per process, which database and what libpq said.
+ * first says which database and what libpq said, as the run's reason (why.h), which
+ * the driver prints once for the whole job.
  */
 #ifndef LD_SETTLE_DB_H
 #define LD_SETTLE_DB_H
