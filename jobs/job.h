@@ -123,6 +123,8 @@ typedef struct ld_job_config {
     int test_overflow;        /* tests only: the job's first green thread overflows */
     const void *opts;         /* the job's own config struct, of its config_size */
     ld_stack_depot *stacks;   /* green strategies: stacks shared by every run; or NULL */
+    struct ld_carriers *kept; /* carrier strategies: carriers kept across runs
+                                 (carriers.h); NULL: each run makes its own */
     const ld_cpus *cpus;      /* the CPUs this rank owns */
     const char *shared;       /* what the job's share wrote on rank 0, on every rank; NULL
                                  for a job without share */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "carriers.h"
 #include "phases.h"
 #include "resources.h"
 #include "why.h"
@@ -165,17 +166,21 @@ static int run_strategy(MPI_Comm comm, const ld_options *o, const ld_job_config 
     return ok ? 0 : -1;
 }
 
-/* One strategy with a stack depot of its own: its iterations reuse the stacks, and the
- * depot goes with it, so no later strategy's memory column carries its stacks. */
+/* One strategy with a stack depot and carriers of its own: its iterations reuse the
+ * stacks and the carrier threads, as a JVM's iterations reuse its heap and its carrier
+ * threads, and both go with it, so no later strategy's memory column carries its
+ * stacks. The carriers end first: their schedulers hold stacks of the depot. */
 static int run_with_stacks(MPI_Comm comm, const ld_options *o,
                            const ld_job_config *job_cfg, const ld_share *share,
                            const void *prepared, unsigned warmup, ld_record *r)
 {
     ld_job_config cfg = *job_cfg;
-    int ok = ld_stack_depot_create(&cfg.stacks, cfg.stack_size, cfg.stack_mode) == 0;
+    int ok = ld_stack_depot_create(&cfg.stacks, cfg.stack_size, cfg.stack_mode) == 0 &&
+             ld_carriers_keep(&cfg.kept) == 0;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
     if (ok)
         ok = run_strategy(comm, o, &cfg, share, prepared, warmup, r) == 0;
+    ld_carriers_end(cfg.kept);
     if (cfg.stacks)
         ld_stack_depot_destroy(cfg.stacks);
     return ok ? 0 : -1;
