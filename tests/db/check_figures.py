@@ -4,7 +4,9 @@
       every strategy has its round-trip figures, p50 <= p99 <= max, all > 0, and
       db_connections, on every rank and iteration, is THREADS for threads and
       CARRIERS x PIPES for the others, and db_opened is 0: every connection came
-      from the stock made before the clock
+      from the stock made before the clock; db_backends, on one rank, is at
+      least the stock (the larger of THREADS and CARRIERS x PIPES) and the
+      check's own connection
 """
 import sys
 
@@ -25,6 +27,10 @@ def main(path, threads, pipes, carriers):
                 failures.append(f"{s}: db_opened {g['db_opened'][...].tolist()}, want 0")
             if not np.all(got == want):
                 failures.append(f"{s}: db_connections {got.tolist()}, want {want}")
+            backends = g["db_backends"][...]
+            if not np.all(backends >= max(threads, carriers * pipes) + 1):
+                failures.append(f"{s}: db_backends {backends.tolist()}, want at least "
+                                f"{max(threads, carriers * pipes) + 1}")
             for call in ("fetch", "update"):
                 p50, p99, top = (g[f"db_{call}_{q}"][...] for q in ("p50", "p99", "max"))
                 if not (np.all(p50 > 0) and np.all(p50 <= p99) and np.all(p99 <= top)):
