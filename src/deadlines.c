@@ -29,6 +29,7 @@ struct ld_deadlines {
     int timer_fd;
     int handles;       /* handles not yet closed, so the last close frees the set */
     uint64_t armed_ns; /* when timer_fd expires; UINT64_MAX: disarmed */
+    uint64_t woke_ns;  /* when timer_fd last woke the loop; 0: never */
     bool fired;        /* timer_fd expired since it was last set */
     bool closing;
 };
@@ -66,16 +67,19 @@ size_t ld_deadlines_pending(const ld_deadlines *d)
     return d->wheel.count;
 }
 
-/* When the loop should wake for the wheel's next tick: that tick's start rounded up to
- * a window, so deadlines a few µs apart share one wake-up. */
+/* When the loop should wake for the wheel's next tick: at that tick, but no sooner than
+ * a window after the timer's last wake-up. Deadlines a few µs apart then share one
+ * wake-up a window, while a deadline after a quiet spell, the only one of its window,
+ * is woken for on its tick: it costs the same one wake-up either way. */
 static uint64_t deadlines_wake_ns(const ld_deadlines *d)
 {
     uint64_t next = ld_wheel_next(&d->wheel);
-    uint64_t window = LD_DEADLINES_WAKE_NS - 1;
+    uint64_t at, soonest = d->woke_ns + LD_DEADLINES_WAKE_NS;
 
     if (next == UINT64_MAX)
         return UINT64_MAX;
-    return ((next << LD_WHEEL_TICK_SHIFT) + window) & ~window;
+    at = next << LD_WHEEL_TICK_SHIFT;
+    return at > soonest ? at : soonest;
 }
 
 /* Before the loop polls. A timer set for an earlier wake-up than needed is left as it
@@ -106,7 +110,8 @@ static void deadlines_on_timer(uv_poll_t *h, int status, int events)
     (void)status;
     (void)events;
     d->fired = true;
-    ld_deadlines_expire(d, uv_hrtime());
+    d->woke_ns = uv_hrtime();
+    ld_deadlines_expire(d, d->woke_ns);
 }
 
 /* The last handle's close frees the set, and the timerfd with it. */

@@ -10,10 +10,11 @@
  * LD_DEADLINES_TICK_NS (16.4 µs), and it fires at the first look at the clock after
  * that tick: the set looks whenever the loop wakes, and an owner that runs between
  * turns of the loop can look more often with ld_deadlines_expire. A loop that would
- * otherwise wait is woken by one timerfd, on multiples of LD_DEADLINES_WAKE_NS
- * (131 µs), for all the deadlines of such a window at once: a few µs of system calls
- * per wake-up, at the price of firing up to about 150 µs after the deadline, plus the
- * kernel's timer slack and whatever else the loop's thread is doing.
+ * otherwise wait is woken by one timerfd at most once in LD_DEADLINES_WAKE_NS
+ * (131 µs), for all the deadlines due by then at once: a few µs of system calls per
+ * wake-up. A deadline after a quiet spell is woken for on its tick; one among dense
+ * deadlines fires up to about 150 µs late, plus the kernel's timer slack and whatever
+ * else the loop's thread is doing.
  *
  * Cost. Adding and firing a deadline are O(1) however many there are (a hierarchical
  * timing wheel). The timerfd is set only when the loop is about to poll and the
