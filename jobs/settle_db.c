@@ -293,7 +293,7 @@ static int locate(ld_settle_db *db, const ld_job_config *cfg, const char *shared
     if (rc == 0)
         rc = make_schema(db->url, db->schema, why, sizeof why);
     if (rc != 0)
-        fprintf(stderr, "loomdist: settle: --db-url local: %s\n", why);
+        ld_why_say("--db-url local: %s", why);
     return rc;
 }
 
@@ -309,9 +309,8 @@ static int fill_stock(ld_settle_db *db, size_t n)
         int rc = ld_pg_connect(&db->stock[db->stocked], db->url, db->stmts, STMTS, why,
                                sizeof why);
         if (rc != 0) {
-            fprintf(stderr,
-                    "loomdist: settle: opening connection %zu of %zu to %s failed: %s\n",
-                    db->stocked + 1, n, db->where, why);
+            ld_why_say("opening connection %zu of %zu to %s failed: %s", db->stocked + 1,
+                       n, db->where, why);
             return rc;
         }
     }
@@ -348,8 +347,8 @@ int ld_settle_db_open(ld_settle_db **out, const ld_job_config *cfg, const char *
         where_of(c, db->where, sizeof db->where);
         rc = load(c, schema, trades, n);
         if (rc != 0)
-            fprintf(stderr, "loomdist: settle: loading the trades into %s failed: %s\n",
-                    db->where, PQerrorMessage(c));
+            ld_why_say("loading the trades into %s failed: %s", db->where,
+                       PQerrorMessage(c));
         PQfinish(c);
     }
     if (rc == 0)

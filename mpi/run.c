@@ -107,13 +107,14 @@ static int rank_reason(int rc, char *why, size_t len)
     return 1;
 }
 
-/* One line for a failed run, from rank 0: how many ranks failed, and one reason, that
- * of the lowest rank whose job said why, else of the lowest rank that failed. Each rank
- * ranks itself by a key (least wins; a rank that did not fail comes last), so that
- * two reductions and one broadcast from the chosen rank carry it, with no buffer
- * that grows with the ranks. Every rank calls it once the ranks agree the run failed,
- * so none waits for another. */
-static void say_failure(MPI_Comm comm, const ld_record *r, int rc)
+/* One line for a failed step (`what`: "JOB/STRATEGY failed", "JOB could not
+ * prepare"), from rank 0: how many ranks failed, and one reason, that of the lowest
+ * rank whose job said why, else of the lowest rank that failed. Each rank ranks itself
+ * by a key (least wins; a rank that did not fail comes last), so that two reductions
+ * and one broadcast from the chosen rank carry it, with no buffer that grows with the
+ * ranks. Every rank calls it once the ranks agree the step failed, so none waits for
+ * another. */
+static void say_failure(MPI_Comm comm, const char *what, int rc)
 {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
@@ -127,9 +128,16 @@ static void say_failure(MPI_Comm comm, const ld_record *r, int rc)
     MPI_Bcast(why, sizeof why, MPI_CHAR, chosen, comm);
     why[sizeof why - 1] = '\0';
     if (rank == 0)
-        fprintf(stderr, "loomdist: %s/%s failed on %d of %d rank%s (rank %d: %s)\n",
-                r->job->name, r->strategy->name, failed, size, size == 1 ? "" : "s",
-                chosen, why);
+        fprintf(stderr, "loomdist: %s on %d of %d rank%s (rank %d: %s)\n", what, failed,
+                size, size == 1 ? "" : "s", chosen, why);
+}
+
+/* say_failure for one strategy: "JOB/STRATEGY <step>". */
+static void say_step_failure(MPI_Comm comm, const ld_record *r, const char *step, int rc)
+{
+    char what[128];
+    snprintf(what, sizeof what, "%s/%s %s", r->job->name, r->strategy->name, step);
+    say_failure(comm, what, rc);
 }
 
 /* Warm-up and measured iterations of one strategy, all ranks in step. */
@@ -155,7 +163,7 @@ static int run_strategy(MPI_Comm comm, const ld_options *o, const ld_job_config 
         ok = rc == 0;
         MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
         if (!ok) {
-            say_failure(comm, r, rc);
+            say_step_failure(comm, r, "failed", rc);
             break;
         }
         progress(comm, o, r, it, warmup, m.wall_ns);
@@ -175,10 +183,15 @@ static int run_with_stacks(MPI_Comm comm, const ld_options *o,
                            const void *prepared, unsigned warmup, ld_record *r)
 {
     ld_job_config cfg = *job_cfg;
-    int ok = ld_stack_depot_create(&cfg.stacks, cfg.stack_size, cfg.stack_mode) == 0 &&
-             ld_carriers_keep(&cfg.kept) == 0;
+    ld_why_clear();
+    int rc = ld_stack_depot_create(&cfg.stacks, cfg.stack_size, cfg.stack_mode);
+    if (rc == 0)
+        rc = ld_carriers_keep(&cfg.kept);
+    int ok = rc == 0;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
-    if (ok)
+    if (!ok)
+        say_step_failure(comm, r, "could not start", rc);
+    else
         ok = run_strategy(comm, o, &cfg, share, prepared, warmup, r) == 0;
     ld_carriers_end(cfg.kept);
     if (cfg.stacks)
@@ -225,19 +238,22 @@ static int share_job(MPI_Comm comm, const ld_job *job, const ld_node *node,
     return rc == 0 ? 0 : -1;
 }
 
-/* The job's untimed set-up on this rank, said when it fails: 1 when it did not. */
+/* The job's untimed set-up on every rank, and one line from rank 0 when it failed on
+ * any: 1 when it did not. */
 static int prepare_job(MPI_Comm comm, const ld_job *job, const ld_job_config *cfg,
                        const ld_share *share, void **prepared, int64_t *bound)
 {
+    ld_why_clear(); /* a reason said now is the set-up's */
     int rc =
         job->prepare ? job->prepare(cfg, share->trades, share->n, prepared, bound) : 0;
-    if (rc != 0) {
-        int rank;
-        MPI_Comm_rank(comm, &rank);
-        fprintf(stderr, "loomdist: %s could not prepare on rank %d: %s\n", job->name,
-                rank, strerror(-rc));
+    int ok = rc == 0;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    if (!ok) {
+        char what[128];
+        snprintf(what, sizeof what, "%s could not prepare", job->name);
+        say_failure(comm, what, rc);
     }
-    return rc == 0;
+    return ok;
 }
 
 /* One job: share and prepare once, then each selected strategy in table order, then
@@ -254,7 +270,6 @@ static int run_job(MPI_Comm comm, const ld_options *o, const ld_node *node,
     int64_t bound = 0;
     int shared = !job->share || share_job(comm, job, node, &cfg, blob, &state) == 0;
     int ok = shared && prepare_job(comm, job, &cfg, share, &prepared, &bound);
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
     MPI_Allreduce(MPI_IN_PLACE, &bound, 1, MPI_INT64_T, MPI_MAX, comm);
     run->prepare_ns += ld_phases_now() - t0;
     size_t first = run->n;
