@@ -575,11 +575,17 @@ static uint32_t var_index(uint32_t sims)
     return (uint32_t)((1.0 - LD_VAR_CONFIDENCE) * (double)sims);
 }
 
-/* The draws of trade t, into z[0..sims). */
+/* The draws of trade t, into z[0..sims), by the normal fill of the kernel's path: the
+ * wide one on AVX-512 (pcg.c says why not on AVX2). */
 static void var_draws(const ld_trade *t, uint64_t seed, uint32_t sims, double *z)
 {
+    static const enum ld_pcg_wide wide[LD_VAR_PATHS] = {
+        [LD_VAR_PATH_GENERIC] = LD_PCG_WIDE_SCALAR,
+        [LD_VAR_PATH_AVX2] = LD_PCG_WIDE_SCALAR,
+        [LD_VAR_PATH_AVX512] = LD_PCG_WIDE_AVX512,
+    };
     ld_pcg32 rng = ld_trade_stream(seed, t->id, LD_STREAM_VAR);
-    ld_pcg32_normal_fill(&rng, z, sims);
+    ld_pcg32_normal_fill_wide(&rng, z, sims, wide[ld_var_path()]);
 }
 
 double ld_var_trade(const ld_trade *t, uint64_t seed, uint32_t sims,

@@ -60,6 +60,16 @@ double ld_pcg32_normal(ld_pcg32 *rng);
  * ld_pcg32_normal, but with the generator kept in registers. */
 void ld_pcg32_normal_fill(ld_pcg32 *rng, double *out, size_t n);
 
+/* The instruction sets ld_pcg32_normal_fill_wide has a copy for. */
+enum ld_pcg_wide { LD_PCG_WIDE_SCALAR, LD_PCG_WIDE_AVX512 /* F and DQ */ };
+
+/* The same values as ld_pcg32_normal_fill, eight attempts at a time: the states of
+ * eight steps come from one by jumping ahead, so no lane waits for another's multiply.
+ * `wide` picks the copy; the caller says which the CPU runs (a copy this build lacks,
+ * as on a CPU other than x86-64, is the scalar fill). */
+void ld_pcg32_normal_fill_wide(ld_pcg32 *rng, double *out, size_t n,
+                               enum ld_pcg_wide wide);
+
 #ifdef __cplusplus
 }
 #endif

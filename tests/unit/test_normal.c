@@ -1,4 +1,5 @@
-/* test_normal.c: the distribution of ld_pcg32_normal and ld_pcg32_double.
+/* test_normal.c: the distribution of ld_pcg32_normal and ld_pcg32_double, and the
+ * fills' sameness with single draws.
  *
  * 10^6 draws each. Every moment is held to five standard errors of its estimator under
  * the true distribution, so a correct generator fails with odds below 10^-6 per
@@ -134,6 +135,47 @@ static void test_normal_fill(void)
     check(same == 4100, "fill equals single draws", (double)same, 4100, 0);
 }
 
+/* Whether this CPU runs copy w of the wide fill; the scalar one runs everywhere. */
+static int wide_runs(enum ld_pcg_wide w)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (w == LD_PCG_WIDE_AVX512)
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+#endif
+    return w == LD_PCG_WIDE_SCALAR;
+}
+
+/* Every copy of the wide fill this CPU runs is the batch fill, bit for bit, state too:
+ * 300 streams, at every length from 0 to 40 (blocks cut short, tails alone) and at the
+ * VaR kernel's 20,000 (where about 300 attempts a fill take the slow path). */
+static void test_normal_fill_wide(void)
+{
+    static double want[20000], got[20000];
+    const enum ld_pcg_wide paths[] = {LD_PCG_WIDE_SCALAR, LD_PCG_WIDE_AVX512};
+    const char *const names[] = {"scalar", "avx512"};
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        if (!wide_runs(paths[p]))
+            continue;
+        size_t fills = 0, same = 0;
+        for (uint64_t stream = 0; stream < 300; stream++) {
+            for (size_t n = 0; n <= 41; n++) {
+                size_t len = n == 41 ? 20000 : n;
+                ld_pcg32 a, b;
+                ld_pcg32_seed(&a, 1000 + stream, stream * 2 + 1);
+                b = a;
+                ld_pcg32_normal_fill(&a, want, len);
+                ld_pcg32_normal_fill_wide(&b, got, len, paths[p]);
+                fills++;
+                same += memcmp(want, got, len * sizeof *want) == 0 && a.state == b.state;
+            }
+        }
+        char what[48];
+        snprintf(what, sizeof what, "wide fill (%s) equals fill", names[p]);
+        check(same == fills, what, (double)same, (double)fills, 0);
+    }
+}
+
 static void test_uniform(double *u)
 {
     ld_pcg32 rng;
@@ -167,6 +209,7 @@ int main(void)
     check(d < 1.628 / sqrt((double)N), "normal KS statistic", d, 0,
           1.628 / sqrt((double)N));
     test_normal_fill();
+    test_normal_fill_wide();
     test_uniform(x);
     free(x);
     if (failures != 0) {
