@@ -23,6 +23,7 @@
 #include "room.h"
 #include "run.h"
 #include "schema.h"
+#include "singleton.h"
 #include "table.h"
 
 enum { EXIT_BAD_INPUT = 2 };
@@ -249,6 +250,7 @@ int main(int argc, char **argv)
 {
     ld_phases ph;
     ld_phases_start(&ph, ld_phases_now());
+    ld_singleton_defaults();
     MPI_Init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
