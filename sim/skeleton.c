@@ -12,6 +12,10 @@
  * whose sort is injected, and per dataset of the write one collective step and the
  * node's slabs handed to its aggregator.
  *
+ * The buffers that only carry bytes (the gathered values, the write's slabs) are
+ * SMPI_SHARED_MALLOC: their contents never matter, and 1,024 ranks' own copies cost
+ * real memory and page faults that SMPI would time as the ranks' compute.
+ *
  * Rank 0 prints one line, "phase_ns name=v,v,... " per phase, one value per rank.
  */
 #include <mpi.h>
@@ -30,7 +34,7 @@ static void gather_column(MPI_Comm comm, const sim_options *s, const ld_share *s
                           int rank, int size)
 {
     int n = (int)share->n, ok = 1;
-    int64_t *mine = calloc(share->n ? share->n : 1, sizeof *mine);
+    int64_t *mine = SMPI_SHARED_MALLOC((share->n ? share->n : 1) * sizeof *mine);
     int *counts = rank == 0 ? malloc((size_t)size * sizeof *counts) : NULL;
     int *displs = rank == 0 ? malloc((size_t)size * sizeof *displs) : NULL;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
@@ -40,14 +44,16 @@ static void gather_column(MPI_Comm comm, const sim_options *s, const ld_share *s
         displs[r] = (int)total;
         total += counts[r];
     }
-    int64_t *all = rank == 0 ? malloc((size_t)(total ? total : 1) * sizeof *all) : NULL;
+    int64_t *all =
+        rank == 0 ? SMPI_SHARED_MALLOC((size_t)(total ? total : 1) * sizeof *all) : NULL;
     MPI_Gatherv(mine, n, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, comm);
     if (rank == 0)
         smpi_execute_flops(s->gather_ns * (double)total);
-    free(all);
+    if (all)
+        SMPI_SHARED_FREE(all);
     free(counts);
     free(displs);
-    free(mine);
+    SMPI_SHARED_FREE(mine);
 }
 
 /* What the table's reduce_row does per strategy: one "ok" and five reductions per
@@ -92,8 +98,9 @@ static void write_file(MPI_Comm comm, const sim_options *s, const ld_share *shar
     MPI_Comm_rank(node, &local);
     MPI_Comm_size(node, &here);
     int bytes = (int)(s->bytes_per_trade * (double)share->n / (double)s->datasets);
-    char *slab = calloc((size_t)bytes + 1, 1);
-    char *agg = local == 0 ? malloc(((size_t)bytes + 1) * (size_t)here) : NULL;
+    char *slab = SMPI_SHARED_MALLOC((size_t)bytes + 1);
+    char *agg =
+        local == 0 ? SMPI_SHARED_MALLOC(((size_t)bytes + 1) * (size_t)here) : NULL;
     for (unsigned d = 0; d < s->datasets; d++) {
         int ok = 1, node_bytes = 0;
         MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
@@ -104,8 +111,9 @@ static void write_file(MPI_Comm comm, const sim_options *s, const ld_share *shar
     }
     int ok = 1;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
-    free(agg);
-    free(slab);
+    if (agg)
+        SMPI_SHARED_FREE(agg);
+    SMPI_SHARED_FREE(slab);
     if (node != MPI_COMM_SELF)
         MPI_Comm_free(&node);
 }
