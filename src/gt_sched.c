@@ -37,7 +37,9 @@
 #define LD_SCHED_POLL_NS 50000u
 
 /* How far back in the run queue the scheduler starts fetching a thread's memory, and
- * how many bytes of its saved frames: a parked settle trade's are 256. */
+ * how many bytes of its saved frames: the first 256 of a parked settle trade's 320
+ * (fetching the fifth line too, and all of the struct's third, measured no faster at a
+ * million trades). */
 #define LD_SCHED_PREFETCH 6
 #define LD_SCHED_PREFETCH_FRAMES 256u
 
