@@ -3,6 +3,9 @@ sweep), never measured data. Every row read must say kind=predicted and name its
 platform; every table and heading written says predicted and names the platform, and
 its CSV (tables/predicted.csv) is a file of its own, apart from the measured tables."""
 import csv
+import os
+
+from .figures import plt
 
 PHASES = ["book", "scatter", "prepare", "strategies", "gather", "write"]
 OVERHEADS = [("partition", "book"), ("scatter", "scatter"), ("gather", "gather"),
@@ -61,8 +64,42 @@ def _dominates(points):
                        None) for name, _ in OVERHEADS}
 
 
-def section(rows, md_table):
-    """The report's predicted section, as markdown lines, and its CSV rows."""
+def _figure(figure_dir, platform, job, scenario, by_partition):
+    """One figure per job and scenario, every partition a line: speedup, efficiency and
+    each overhead's share of the makespan against the node count, titled predicted.
+    Returns its file name."""
+    name = f"predicted_{platform.rsplit('.', 1)[0]}_{job}_{scenario}.png"
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    styles = ["-", "--", ":", "-."]
+    for k, (part, points) in enumerate(sorted(by_partition.items())):
+        nodes = [p["nodes"] for p in points]
+        style = styles[k % len(styles)]
+        axes[0].plot(nodes, [p["speedup"] for p in points], style, marker="o", label=part)
+        axes[1].plot(nodes, [p["efficiency"] for p in points], style, marker="o",
+                     label=part)
+        for c, (over, _) in enumerate(OVERHEADS):
+            axes[2].plot(nodes, [100 * p[f"{over}_share"] for p in points], style,
+                         color=f"C{c}", label=f"{over} ({part})")
+    for ax, label in zip(axes, ["predicted speedup", "predicted efficiency",
+                                "predicted share of makespan (%)"]):
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("nodes")
+        ax.set_ylabel(label)
+        ax.grid(True, alpha=0.3)
+    axes[0].set_yscale("log", base=2)
+    axes[0].legend(fontsize=7)
+    axes[1].legend(fontsize=7)
+    axes[2].legend(fontsize=6, ncol=2)
+    fig.suptitle(f"PREDICTED, not measured: SimGrid SMPI on {platform}, {job}, {scenario}")
+    fig.tight_layout()
+    fig.savefig(os.path.join(figure_dir, name), dpi=110)
+    plt.close(fig)
+    return name
+
+
+def section(rows, md_table, figure_dir=None):
+    """The report's predicted section, as markdown lines, and its CSV rows; with
+    figure_dir, a figure per job and scenario there."""
     if not rows:
         return [], []
     md = ["## Predicted, not measured (SimGrid SMPI simulation)", "",
@@ -71,8 +108,10 @@ def section(rows, md_table):
           "platform named. Nothing in this section was measured at these node counts.",
           ""]
     csv_rows = []
+    figures = {}
     for (platform, job, scenario, part), series in sorted(_series(rows).items()):
         points = _derived(series, scenario)
+        figures.setdefault((platform, job, scenario), {})[part] = points
         md += [f"### Predicted on {platform}: {job}, {scenario}, {part} partition", ""]
         md.append(md_table(["nodes", "trades", "predicted makespan (s)", "speedup",
                         "efficiency", "partition", "scatter", "gather", "write"],
@@ -91,4 +130,7 @@ def section(rows, md_table):
                 "predicted", platform, job, scenario, part, p["nodes"], p["trades"],
                 p["makespan_s"], p["speedup"], p["efficiency"]] +
                 [p[f"{n}_share"] for n, _ in OVERHEADS])))
+    for (platform, job, scenario), parts in sorted(figures.items()) if figure_dir else ():
+        name = _figure(figure_dir, platform, job, scenario, parts)
+        md += [f"![Predicted on {platform}: {job}, {scenario}](figures/{name})", ""]
     return md, csv_rows

@@ -357,7 +357,8 @@ def write(out_dir, runs, experiments, problems, predicted_rows=()):
     for e in experiments:
         md += _experiment(e, figure_dir, f"{e.label.lower()}_" if many else "", csv_rows)
     md += _weak_series(experiments, csv_rows)
-    predicted_md, predicted_csv = predicted.section(list(predicted_rows), md_table)
+    predicted_md, predicted_csv = predicted.section(list(predicted_rows), md_table,
+                                                    figure_dir)
     md += predicted_md
     key = option_names({n for e in experiments for n in e.options})
     md.append(METHOD.format(conf=CONFIDENCE_TEXT, min_ci=stats.MIN_CI_SAMPLES,

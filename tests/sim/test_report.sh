@@ -2,8 +2,8 @@
 # The report's predicted section: a small sweep (settle, strong 8,000 trades, 1 and 4
 # nodes on the HPC platform) from a real one-rank run, then loomdist-report over that
 # run with --predicted. The section and its table must say predicted and name the
-# platform, tables/predicted.csv must hold only predicted rows, and the measured
-# tables none. A CSV row not marked predicted must be refused (status 2).
+# platform, its figure be drawn and linked, tables/predicted.csv must hold only
+# predicted rows, and the measured tables none. A CSV row not marked predicted must be refused (status 2).
 # Skips (77) where SimGrid is absent.
 # Usage: test_report.sh LOOMDIST SKELETON PYTHON WORKDIR
 set -euo pipefail
@@ -28,6 +28,9 @@ grep -q '^## Predicted, not measured' "$md" || { echo "FAIL: no predicted sectio
     { echo "FAIL: not three labelled tables"; exit 1; }
 awk -F, 'NR > 1 && $1 != "predicted" { bad = 1 } END { exit bad }' \
     "$work/report/tables/predicted.csv" || { echo "FAIL: unlabelled row"; exit 1; }
+fig=$work/report/figures/predicted_hpc-fattree_settle_strong-8000.png
+[ -s "$fig" ] && grep -q '^!\[Predicted on hpc-fattree.xml: settle, strong-8000\]' "$md" ||
+    { echo "FAIL: no predicted figure in the section"; exit 1; }
 for t in "$work"/report/tables/*.csv; do
     [ "$(basename "$t")" = predicted.csv ] && continue
     if grep -q predicted "$t"; then echo "FAIL: predicted in $t"; exit 1; fi
