@@ -169,11 +169,23 @@ static void say_oversubscribed(MPI_Comm comm, const ld_node *node, int rank)
                 idle, node->cpus.n);
 }
 
+/* Ranges: rank 0 scatters the ranges, then every rank builds its own trades, which
+ * is the book's phase. */
+static int deal_ranges(MPI_Comm comm, const ld_options *o, ld_share *share, ld_phases *ph)
+{
+    int rc = ld_partition_ranges(comm, o, share);
+    ld_phases_end(ph, LD_PHASE_SCATTER);
+    if (rc == 0)
+        ld_partition_build(o, share);
+    ld_phases_end(ph, LD_PHASE_BOOK);
+    return rc;
+}
+
 /* Rank 0 builds the book and every rank takes its share, each step a phase. */
 static int deal(MPI_Comm comm, const ld_options *o, ld_share *share, ld_phases *ph)
 {
     if (o->partition == LD_PARTITION_RANGES)
-        return ld_partition_ranges(comm, o, share, ph);
+        return deal_ranges(comm, o, share, ph);
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);

@@ -80,8 +80,7 @@ int ld_partition_scatter(MPI_Comm comm, const ld_options *o, const ld_trade *boo
     return ok ? 0 : -1;
 }
 
-/* Rank 0's table of (first id, count) per rank, scattered; this rank's into share. */
-static int scatter_ranges(MPI_Comm comm, const ld_options *o, ld_share *share)
+int ld_partition_ranges(MPI_Comm comm, const ld_options *o, ld_share *share)
 {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
@@ -107,16 +106,9 @@ static int scatter_ranges(MPI_Comm comm, const ld_options *o, ld_share *share)
     return ok ? 0 : -1;
 }
 
-/* The trades block's Scatterv would have brought, made here from their ids alone. */
-int ld_partition_ranges(MPI_Comm comm, const ld_options *o, ld_share *share,
-                        ld_phases *ph)
+void ld_partition_build(const ld_options *o, ld_share *share)
 {
-    int rc = scatter_ranges(comm, o, share);
-    ld_phases_end(ph, LD_PHASE_SCATTER);
-    if (rc == 0)
-        ld_book_make(share->trades, share->n, share->offset, o->seed);
-    ld_phases_end(ph, LD_PHASE_BOOK);
-    return rc;
+    ld_book_make(share->trades, share->n, share->offset, o->seed);
 }
 
 void ld_share_free(ld_share *share)

@@ -9,7 +9,6 @@
 
 #include "book.h"
 #include "options.h"
-#include "phases.h"
 
 typedef struct ld_share {
     ld_trade *trades; /* this rank's trades, owned */
@@ -30,11 +29,13 @@ int ld_partition_scatter(MPI_Comm comm, const ld_options *o, const ld_trade *boo
                          ld_share *share);
 
 /* Collective, for ranges: rank 0 scatters each rank its (first id, count), block's
- * counts, into share->offset and share->n, ending ph's scatter phase; then every rank
- * builds those trades itself, ending its book phase. Fails on every rank when one
- * could not allocate. */
-int ld_partition_ranges(MPI_Comm comm, const ld_options *o, ld_share *share,
-                        ld_phases *ph);
+ * counts, into share->offset and share->n, and every rank allocates share->trades.
+ * Fails on every rank when one could not allocate. */
+int ld_partition_ranges(MPI_Comm comm, const ld_options *o, ld_share *share);
+
+/* This rank's own trades of its range, after ld_partition_ranges: the rows block's
+ * Scatterv would have brought, made from their ids alone. */
+void ld_partition_build(const ld_options *o, ld_share *share);
 
 void ld_share_free(ld_share *share);
 

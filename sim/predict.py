@@ -148,20 +148,22 @@ def shared_cores(platform, factor):
 def simulate(skeleton, platform, ranks, args, cores=0):
     """Run the skeleton on `ranks` simulated hosts; {phase: per-rank ns array}. With
     `cores`, the ranks shared that many cores when measured: what runs natively in the
-    skeleton (the book, the sort) is slowed by ranks/cores, as the real ranks' waits
-    poll the cores the working rank needs, and so are the copies (shared_cores)."""
+    skeleton (the book) is slowed by ranks/cores, as the real ranks' waits poll the
+    cores the working rank needs, and so are the copies (shared_cores)."""
     speed = max(1.0, ranks / cores) if cores else 1.0
     if speed > 1:
         platform = shared_cores(platform, speed)
-        args = dict(args, **{"copy-ns": args["copy-ns"] * speed})
+        args = dict(args, **{"copy-ns": args["copy-ns"] * speed, "native-slowdown": speed})
     with tempfile.NamedTemporaryFile("w", suffix=".hosts", delete=False) as h:
         h.write("".join(f"node-{i}\n" for i in range(ranks)))
     # The skeleton keeps no mutable globals, so SMPI need not privatize them (faster).
     # MPI_Reduce as a binomial tree, as Open MPI reduces small messages: SMPI's default
     # reduce took 96 s for 20 reductions over 512 ranks here (binomial: 0.7 s), which
-    # made a 1,024-rank point take 5 minutes instead of 3 s.
+    # made a 1,024-rank point take 5 minutes instead of 3 s. SMPI does not time the
+    # bursts between MPI calls: the skeleton times its native work itself (at 256
+    # ranks SMPI's timing made a 1.4 ms write 202 ms, from the simulator's own costs).
     cmd = ["smpirun", "-no-privatize", "-np", str(ranks), "-platform", platform,
-           "-hostfile", h.name, f"--cfg=smpi/host-speed:{speed}Gf",
+           "-hostfile", h.name, "--cfg=smpi/simulate-computation:no",
            "--cfg=smpi/bw-factor:0:1", "--cfg=smpi/lat-factor:0:1",
            "--cfg=smpi/reduce:binomial", "--log=root.thres:critical", skeleton]
     for k, v in args.items():

@@ -77,6 +77,8 @@ static int set(sim_options *s, const char *name, const char *value)
         s->datasets = (unsigned)v;
     else if (strcmp(name, "--write-ns-per-byte") == 0)
         s->write_ns_per_byte = v;
+    else if (strcmp(name, "--native-slowdown") == 0 && v >= 1)
+        s->native_slowdown = v;
     else
         return -1;
     return 0;
@@ -91,6 +93,7 @@ int sim_options_parse(sim_options *s, int argc, char **argv, char *err, size_t e
     s->datasets = 1;
     s->ranks_per_node = 1;
     s->nwork = 1;
+    s->native_slowdown = 1;
     for (int i = 1; i < argc; i += 2) {
         if (i + 1 >= argc || set(s, argv[i], argv[i + 1]) != 0) {
             snprintf(err, errlen, "bad option or value: %s%s%s", argv[i],

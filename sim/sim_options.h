@@ -25,6 +25,7 @@ typedef struct sim_options {
     double bytes_per_trade;        /* the file's bytes per trade */
     unsigned datasets;             /* the file's datasets: one collective step each */
     double write_ns_per_byte;      /* the write's measured rate on one aggregator */
+    double native_slowdown;        /* native work's factor: ranks per core measured */
 } sim_options;
 
 /* Parse argv into s. Returns 0, or -1 with one line of why in err. */

@@ -1,8 +1,10 @@
 /* skeleton.c: loomdist's distributed part, for SimGrid's SMPI (built with smpicc).
  *
  * What runs for real, from the driver's own files compiled a second time: rank 0
- * builds the book and deals it (mpi/partition.c over src/book.c), and the phases are
- * timed by mpi/phases.c, whose clock SMPI turns into simulated time. What is injected
+ * builds the book and deals it (mpi/partition.c over src/book.c), or each rank builds
+ * its range, timed on the host's clock and injected (run with
+ * smpi/simulate-computation:no), and the phases are timed by mpi/phases.c, whose
+ * clock SMPI turns into simulated time. What is injected
  * as simulated compute (smpi_execute_flops: a host of 1 Gf takes 1 ns a flop), with
  * durations measured by real loomdist runs: each rank's
  * prepare and each strategy's iterations, in nanoseconds per trade the rank holds, and
@@ -23,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host_clock.h"
 #include "partition.h"
 #include "phases.h"
 #include "sim_options.h"
@@ -118,13 +121,22 @@ static void write_file(MPI_Comm comm, const sim_options *s, const ld_share *shar
         MPI_Comm_free(&node);
 }
 
+/* Native work as long as it took on this machine, times the slowdown of ranks that
+ * shared its cores when measured (1 otherwise). */
+static void inject_since(const sim_options *s, int64_t start)
+{
+    smpi_execute_flops((double)(sim_host_ns() - start) * s->native_slowdown);
+}
+
 /* Block and cyclic as the driver deals them: rank 0's book, then the Scatterv. */
 static int deal(MPI_Comm comm, const sim_options *s, ld_share *share, ld_phases *ph)
 {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
+    int64_t start = sim_host_ns();
     ld_trade *book = rank == 0 ? ld_partition_book(&s->o, size) : NULL;
+    inject_since(s, start);
     MPI_Barrier(comm);
     ld_phases_end(ph, LD_PHASE_BOOK);
     int rc = ld_partition_scatter(comm, &s->o, book, share);
@@ -134,6 +146,21 @@ static int deal(MPI_Comm comm, const sim_options *s, ld_share *share, ld_phases 
         smpi_execute_flops(s->copy_ns * (double)(share->n * sizeof(ld_trade)));
     free(book);
     ld_phases_end(ph, LD_PHASE_SCATTER);
+    return rc;
+}
+
+/* Ranges as the driver deals them: the ranges' scatter, then each rank's own build,
+ * timed for real and injected as the book's phase. */
+static int deal_ranges(MPI_Comm comm, const sim_options *s, ld_share *share,
+                       ld_phases *ph)
+{
+    int rc = ld_partition_ranges(comm, &s->o, share);
+    ld_phases_end(ph, LD_PHASE_SCATTER);
+    int64_t start = sim_host_ns();
+    if (rc == 0)
+        ld_partition_build(&s->o, share);
+    inject_since(s, start);
+    ld_phases_end(ph, LD_PHASE_BOOK);
     return rc;
 }
 
@@ -169,9 +196,8 @@ int main(int argc, char **argv)
     ld_phases ph;
     ld_phases_start(&ph, ld_phases_now());
     ld_share share = {0};
-    int rc = s.o.partition == LD_PARTITION_RANGES
-                 ? ld_partition_ranges(comm, &s.o, &share, &ph)
-                 : deal(comm, &s, &share, &ph);
+    int rc = s.o.partition == LD_PARTITION_RANGES ? deal_ranges(comm, &s, &share, &ph)
+                                                  : deal(comm, &s, &share, &ph);
     if (rc == 0) {
         int ok = 1;
         smpi_execute_flops(s.prepare_ns * (double)share.n);
