@@ -16,7 +16,7 @@ prints measured against predicted (makespan, scatter, gather) for each run and e
   predict.py sweep --skeleton loomdist-sim --platform sim/platforms/hpc-fattree.xml \\
       --calibration RUN.h5 --reference ONE_RANK.h5 --out predicted.csv
 simulates strong (8,000 and 8,000,000 trades) and weak (8,000 per rank) scaling from
-1 to 1,024 nodes, block and cyclic, and writes every point to a CSV whose every row
+1 to 1,024 nodes, block, cyclic and ranges, and writes every point to a CSV whose every row
 says predicted and names its platform.
 
 The makespan is the sum of the phases from the book to the file closed, the slowest
@@ -268,7 +268,7 @@ def main():
     w.add_argument("--reference", required=True, action="append",
                    help="a one-rank run for the gather and write rates (again: median)")
     w.add_argument("--nodes", help="comma-separated node counts (default 1..1024)")
-    w.add_argument("--partitions", default="block,cyclic")
+    w.add_argument("--partitions", default="block,cyclic,ranges")
     w.add_argument("--scenarios", help="comma-separated, of " +
                    ", ".join(n for n, _ in SCENARIOS) + " (default all)")
     w.add_argument("--out", required=True)
