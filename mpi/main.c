@@ -17,13 +17,13 @@
 #include "h5out.h"
 #include "interrupt.h"
 #include "node.h"
+#include "ompi_env.h"
 #include "options.h"
 #include "partition.h"
 #include "phases.h"
 #include "room.h"
 #include "run.h"
 #include "schema.h"
-#include "singleton.h"
 #include "table.h"
 
 enum { EXIT_BAD_INPUT = 2 };
@@ -262,7 +262,7 @@ int main(int argc, char **argv)
 {
     ld_phases ph;
     ld_phases_start(&ph, ld_phases_now());
-    ld_singleton_defaults();
+    ld_ompi_env_defaults();
     MPI_Init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -12,7 +12,8 @@
 enum ld_phase {
     LD_PHASE_STARTUP,    /* process start and MPI_Init to the options parsed */
     LD_PHASE_CHECKS,     /* node discovery, output and address-space checks */
-    LD_PHASE_BOOK,       /* rank 0 builds the book in rank-major order */
+    LD_PHASE_BOOK,       /* rank 0 builds the book in rank-major order, or under
+                            --partition ranges each rank its own trades */
     LD_PHASE_SCATTER,    /* MPI_Scatterv of the trades */
     LD_PHASE_PREPARE,    /* resource checks, each job's share and prepare */
     LD_PHASE_STRATEGIES, /* every strategy's warm-up and measured iterations */
