@@ -10,8 +10,9 @@ copy of its own share (SMPI copies a self-message for free). The book and the co
 
   predict.py validate --skeleton loomdist-sim --platform sim/platforms/local.xml \\
       --reference ONE_RANK.h5 RUN.h5 ...
-prints measured against predicted (makespan, scatter, gather) for each run and exits
-1 when a makespan is off by more than 10% or a scatter or gather by more than 25%.
+prints measured against predicted (makespan, scatter, gather) for each rank count
+(--by nodes: each node count, for Slurm runs) and exits 1 when a makespan is off by
+more than 10% or a scatter or gather by more than 25%.
 
   predict.py sweep --skeleton loomdist-sim --platform sim/platforms/hpc-fattree.xml \\
       --calibration RUN.h5 --reference ONE_RANK.h5 --out predicted.csv
@@ -184,23 +185,31 @@ def simulate(skeleton, platform, ranks, args, cores=0):
     return ph
 
 
+def group_of(path, by):
+    """What a run is grouped by in the validation: its ranks, or its nodes (a Slurm
+    run's allocation; one simulated host per rank whatever the placement, which the
+    skeleton takes from the file's ranks per node)."""
+    with h5py.File(path, "r") as f:
+        return int(f.attrs[by])
+
+
 def validate(a):
     """Each run predicted from its own work and the reference's rates; runs of the same
-    rank count compared as medians, measured against predicted, since one run on a
+    rank (or node) count compared as medians, measured against predicted, since one run on a
     shared machine is noisy."""
     refs = [reference(r) for r in a.reference]
     rates = {k: float(np.median([r[k] for r in refs])) for k in refs[0]}
-    by_ranks = {}
+    groups = {}
     for path in a.runs:
         args, ranks, measured = calibrate(path, rates)
         predicted = summary(simulate(a.skeleton, a.platform, ranks, args, a.cores))
-        by_ranks.setdefault(ranks, []).append((measured, predicted))
+        groups.setdefault(group_of(path, a.by), []).append((measured, predicted))
     failed = 0
     print(f"Validation on {os.path.basename(a.platform)}: measured against predicted, "
           "medians over runs")
-    print("| ranks | runs | figure | measured (s) | predicted (s) | error | bound |")
+    print(f"| {a.by} | runs | figure | measured (s) | predicted (s) | error | bound |")
     print("|---|---|---|---|---|---|---|")
-    for ranks, pairs in sorted(by_ranks.items()):
+    for group, pairs in sorted(groups.items()):
         for k in ["makespan"] + MODELLED:
             m = float(np.median([x[0][k] for x in pairs]))
             p = float(np.median([x[1][k] for x in pairs]))
@@ -208,7 +217,7 @@ def validate(a):
             bound = TOLERANCE.get(k)
             bad = bound is not None and abs(err) > bound
             failed += bad
-            print(f"| {ranks} | {len(pairs)} | {k} | {m:.4f} | {p:.4f} | {err:+.1%} | "
+            print(f"| {group} | {len(pairs)} | {k} | {m:.4f} | {p:.4f} | {err:+.1%} | "
                   f"{f'{bound:.0%}' if bound else '-'}{' FAIL' if bad else ''} |")
     return 1 if failed else 0
 
@@ -259,6 +268,8 @@ def main():
                    help="a one-rank run (again for more: their median rates)")
     v.add_argument("--cores", type=int, default=0,
                    help="cores the measured ranks shared (one machine), else 0")
+    v.add_argument("--by", choices=["ranks", "nodes"], default="ranks",
+                   help="group the runs by their ranks (default) or their nodes")
     v.add_argument("runs", nargs="+")
     w = sub.add_parser("sweep")
     w.add_argument("--skeleton", required=True)
