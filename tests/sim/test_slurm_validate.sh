@@ -17,10 +17,11 @@ top=$(cd "$here/../.." && pwd)
 readonly CLUSTER=$top/slurm/local-cluster SETTLE=$top/slurm/settle.sbatch
 readonly CHECK=$top/tests/slurm/check_h5.py
 readonly STATE=$WORK/cluster NODES=3 TRADES=200000 REPS=3
-readonly LD_ARGS=(--trades "$TRADES" --jobs settle --strategies green,callbacks
+readonly LD_ARGS=(--trades "$TRADES" --jobs settle --strategies "green,callbacks"
     --latency-scale 0.05 --quiet)
 PORTS=""
 FAILURES=0
+# shellcheck source=tests/sim/lib.sh
 . "$here/lib.sh"
 # shellcheck source=tests/slurm/lib.sh
 . "$top/tests/slurm/lib.sh"
