@@ -89,8 +89,10 @@ int ld_partition_ranges(MPI_Comm comm, const ld_options *o, ld_share *share)
     uint64_t mine[2] = {0, 0}, at = 0;
     int ok = rank != 0 || ranges;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
-    if (!ok)
+    if (!ok) {
+        free(ranges);
         return -1;
+    }
     for (int r = 0; rank == 0 && r < size; r++) {
         ranges[2 * r] = at;
         ranges[2 * r + 1] = share_count(o->trades, size, r);

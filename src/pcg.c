@@ -464,8 +464,10 @@ zig_block(uint64_t s, uint64_t inc, const zig_jump *j, double *out, zig_miss *mi
     zig_vu u = (bits >> 9u) & ZIG_VU((1ULL << 52u) - 1u);
     zig_vu k, w; /* a gather instruction is no faster than eight loads on Zen 4 */
     for (unsigned l = 0; l < ZIG_LANES; l++) {
+        uint64_t wl;
+        memcpy(&wl, &zig_w[bits[l] & 0xffu], sizeof wl);
         k[l] = zig_k[bits[l] & 0xffu];
-        memcpy(&w[l], &zig_w[bits[l] & 0xffu], sizeof w[l]);
+        w[l] = wl;
     }
     /* u < 2^52, so u's double is exact: the bits of 2^52 + u, less 2^52. */
     zig_vu ubits = u | ZIG_VU(0x4330000000000000ULL);
