@@ -3,7 +3,8 @@
 # cluster (tests/slurm/lib.sh), settle.sbatch runs settle (green and callbacks,
 # 200,000 trades) on 1, 2 and 3 nodes, one rank per node, three times each, and three
 # more one-node jobs give the rates; predict.py validates every run on
-# sim/platforms/local.xml from its own per-rank work, one simulated host per rank and
+# sim/platforms/local-nodes.xml (loopback TCP between emulated nodes, as measured)
+# from its own per-rank work, one simulated host per rank and
 # node. The medians' makespan should hold within 10%, the scatter and the gather
 # within 25%. As in sim.validate the bounds fail the test only under LD_SIM_STRICT=1
 # (a quiet machine); always checked: every job completed, every file has its node
@@ -58,7 +59,7 @@ validate() {
     done
     ((FAILURES == 0)) || exit 1
     "$PY" "$top/sim/predict.py" validate --by nodes --skeleton "$SKEL" \
-        --platform "$top/sim/platforms/local.xml" "${refs[@]}" "${runs[@]}" \
+        --platform "$top/sim/platforms/local-nodes.xml" "${refs[@]}" "${runs[@]}" \
         > "$WORK/validation.md" || status=$?
     cat "$WORK/validation.md"
     [[ $status -le 1 ]] || { failed "predict.py validate failed ($status)"; return; }
