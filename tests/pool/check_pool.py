@@ -8,6 +8,11 @@ import numpy as np
 
 STRATEGIES = ("fresh", "pooled", "pooled-trim")
 
+# A group's recorded peak may pass its limit by a little: the kernel forces some
+# charges through while it reclaims or kills (one killed run here peaked at 2 MiB and
+# 4 KiB). A quarter of a MiB is far below what an unlimited run uses.
+PEAK_OVER_MIB = 0.25
+
 
 def figures(f, strategy):
     g = f["pool"][strategy]
@@ -57,7 +62,7 @@ def check_killed(fig):
         return
     assert fig["mem_limit_mib"] == 2, fig["mem_limit_mib"]
     assert fig["killed"] == 1 and fig["oom_kills"] >= 1, fig
-    assert fig["limit_hits"] > 0 and 0 < fig["cgroup_peak_mib"] <= 2, fig
+    assert fig["limit_hits"] > 0 and 0 < fig["cgroup_peak_mib"] <= 2 + PEAK_OVER_MIB, fig
     assert fig["rps"] == 0, fig["rps"]
 
 
@@ -118,7 +123,7 @@ def main(case, path, report=None):
                 # a limit granted, or none and said so (no memory group here)
                 assert limited or (fig["mem_limit_mib"] == 0 and fig["clamped"] == 2), fig
                 if limited:
-                    assert 0 < fig["cgroup_peak_mib"] <= 256, fig["cgroup_peak_mib"]
+                    assert 0 < fig["cgroup_peak_mib"] <= 256 + PEAK_OVER_MIB, fig
                     for k in ("limit_hits", "oom", "oom_kills"):
                         assert fig[k] >= 0, k
         if case == "copy":
