@@ -157,10 +157,15 @@ extern const ld_job ld_settle_job;
  * alike (job.h): the latency scale and the fail rate, at the given offsets of its
  * config. */
 #define LD_SETTLE_OPT_LATENCY_SCALE(offset)                                              \
-    {"latency-scale", LD_OPT_REAL, (offset), 1e-6, 1000, 1, NULL, "X",                   \
-     "multiply every call latency by X (default 1; tests use 0.02)", LD_OPT_RESULT, NULL}
+    {                                                                                    \
+        "latency-scale", LD_OPT_REAL, (offset), 1e-6, 1000, 1, NULL, "X",                \
+            "multiply every call latency by X (default 1; tests use 0.02)",              \
+            LD_OPT_RESULT, NULL                                                          \
+    }
 #define LD_SETTLE_OPT_FAIL_RATE(offset)                                                  \
-    {"fail-rate", LD_OPT_REAL, (offset), 0, 1, 0.002, NULL, "P",                         \
-     "probability that each check fails (default 0.002)", LD_OPT_RESULT, NULL}
+    {                                                                                    \
+        "fail-rate", LD_OPT_REAL, (offset), 0, 1, 0.002, NULL, "P",                      \
+            "probability that each check fails (default 0.002)", LD_OPT_RESULT, NULL     \
+    }
 
 #endif

@@ -34,11 +34,16 @@ extern const ld_job ld_var_job;
  * (job.h): the simulations and the kernel, at the given offsets of its config. */
 extern const char *const ld_var_kernels[]; /* "sort", "select": enum ld_var_kernel */
 #define LD_VAR_OPT_SIMS(offset)                                                          \
-    {"sims", LD_OPT_COUNT, (offset), 1, 100000000, 20000, NULL, "N",                     \
-     "Monte Carlo simulations per trade (default 20000)", LD_OPT_RESULT, NULL}
+    {                                                                                    \
+        "sims", LD_OPT_COUNT, (offset), 1, 100000000, 20000, NULL, "N",                  \
+            "Monte Carlo simulations per trade (default 20000)", LD_OPT_RESULT, NULL     \
+    }
 #define LD_VAR_OPT_KERNEL(offset)                                                        \
-    {"var-kernel", LD_OPT_CHOICE, (offset), 0, 0, LD_VAR_SORT, ld_var_kernels,           \
-     "sort|select", "sort every P&L (the study's way) or select the quantile (default sort)", \
-     LD_OPT_RESULT, NULL}
+    {                                                                                    \
+        "var-kernel", LD_OPT_CHOICE, (offset), 0, 0, LD_VAR_SORT, ld_var_kernels,        \
+            "sort|select",                                                               \
+            "sort every P&L (the study's way) or select the quantile (default sort)",    \
+            LD_OPT_RESULT, NULL                                                          \
+    }
 
 #endif
