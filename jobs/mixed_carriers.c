@@ -111,17 +111,14 @@ static void var_trade(void *arg)
     p->var_done_ns[t->index] = now - p->var_in.t0;
 }
 
-/* Spawns started between two yields of the spawner, as settle's green strategy does. */
-#define SPAWN_BATCH 64
-
 /* As a green thread, the way an executor's submit loop starts virtual threads: carrier
- * c starts trades c, c + N, ..., each its settle thread and then its VaR thread. */
+ * c starts trades c, c + N, ..., each its settle thread and then its VaR thread, all
+ * before any runs, as settle's green strategy does (settle_green.c says why). */
 static void spawn_trades(void *arg)
 {
     mixed_carrier *cr = arg;
     mixed_run *r = cr->run;
     ld_mixed_phase *p = r->p;
-    size_t batch = 0;
     for (size_t i = cr->index; i < p->settle_in.n && cr->rc == 0; i += cr->count) {
         if (p->settle_on) {
             r->settle_tasks[i] = (mixed_task){.cr = cr, .index = i};
@@ -131,8 +128,6 @@ static void spawn_trades(void *arg)
             r->var_tasks[i] = (mixed_task){.cr = cr, .index = i};
             cr->rc = ld_gt_spawn(cr->sched, var_trade, &r->var_tasks[i], NULL);
         }
-        if (++batch % SPAWN_BATCH == 0)
-            ld_gt_yield();
     }
 }
 
