@@ -107,6 +107,14 @@ const ld_column *ld_job_column(const ld_job *job, unsigned flags, size_t k)
     return NULL;
 }
 
+size_t ld_job_row_bytes(const ld_job *job)
+{
+    size_t bytes = 0;
+    for (size_t k = 0; k < job->ncolumns; k++)
+        bytes += ld_col_bytes(job->columns[k].type);
+    return bytes;
+}
+
 int ld_job_reports(const ld_job *job, enum ld_report r)
 {
     for (size_t k = 0; k < LD_REPORTS_MAX && job->reports[k] != LD_REPORT_END; k++)

@@ -301,6 +301,9 @@ const ld_column *ld_job_column(const ld_job *job, unsigned flags, size_t k);
 /* Whether job declares report r. */
 int ld_job_reports(const ld_job *job, enum ld_report r);
 
+/* The bytes of one task's row across the job's declared columns. */
+size_t ld_job_row_bytes(const ld_job *job);
+
 /* Strategy s's lower bound under the job's options opts, from prepare's bound_ns. */
 int64_t ld_job_bound(const ld_job *job, const void *opts, const ld_strategy *s,
                      int64_t bound_ns);

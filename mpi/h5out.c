@@ -21,7 +21,25 @@ typedef struct writer {
     hid_t dxpl; /* collective transfers */
     int rank, size;
     int failed;
+    char *cols; /* this rank's per-trade columns, one after another (cols_alloc) */
 } writer;
+
+/* Per trade in /trades: id, price, notional, symbol, quantity, counterparty, rank
+ * and side. */
+#define TRADE_ROW_BYTES (3 * sizeof(int64_t) + LD_SYMBOL_LEN + 3 * sizeof(uint32_t) + 1)
+
+/* Room for every per-trade column of /trades, and then of each strategy in turn,
+ * filled in one pass over the rows: a pass per column read the whole book (48 bytes
+ * a trade) again for each of its seven fields. 0, or -1. */
+static int cols_alloc(writer *w, const ld_run *run, size_t n)
+{
+    size_t width = TRADE_ROW_BYTES;
+    for (size_t i = 0; i < run->n; i++)
+        if (ld_job_row_bytes(run->rec[i].job) > width)
+            width = ld_job_row_bytes(run->rec[i].job);
+    w->cols = malloc((n ? n : 1) * width);
+    return w->cols ? 0 : -1;
+}
 
 /* Write a 1-D dataset of `total` rows, this rank's `count` rows at `offset`. Every
  * rank calls it, with count 0 if it has nothing, as collective I/O requires. */
@@ -338,60 +356,41 @@ static void write_ranks(writer *w, const ld_h5_context *c)
     H5Gclose(g);
 }
 
-/* Copy one field out of an array of structs into a column buffer. */
-#define GATHER(dst, src, n, field)                                                       \
-    for (size_t i_ = 0; i_ < (n); i_++)                                                  \
-    (dst)[i_] = (src)[i_].field
-
-/* The trades' ticker symbols: fixed-length, NUL-padded strings of LD_SYMBOL_LEN. */
-static void write_symbols(writer *w, hid_t g, const ld_trade *t, size_t n, slab s)
-{
-    char *buf = calloc(n ? n : 1, LD_SYMBOL_LEN);
-    hid_t type = H5Tcopy(H5T_C_S1);
-    H5Tset_size(type, LD_SYMBOL_LEN);
-    H5Tset_strpad(type, H5T_STR_NULLPAD);
-    for (size_t i = 0; buf && i < n; i++)
-        memcpy(buf + i * LD_SYMBOL_LEN, t[i].symbol, LD_SYMBOL_LEN);
-    if (!buf)
-        w->failed = 1;
-    else
-        write_column(w, g, "symbol", type, s, buf, "");
-    H5Tclose(type);
-    free(buf);
-}
-
-static int write_trades(writer *w, const ld_h5_context *c, slab s)
+/* /trades, its columns filled in one pass over the book. */
+static void write_trades(writer *w, const ld_h5_context *c, slab s)
 {
     size_t n = c->share->n;
     const ld_trade *t = c->share->trades;
-    void *buf = malloc((n ? n : 1) * sizeof(int64_t));
-    if (!buf)
-        return -1;
+    uint64_t *id = (uint64_t *)w->cols;
+    int64_t *price = (int64_t *)(id + n), *notional = price + n;
+    char *symbol = (char *)(notional + n);
+    uint32_t *quantity = (uint32_t *)(symbol + n * LD_SYMBOL_LEN), *cpty = quantity + n;
+    int32_t *rank = (int32_t *)(cpty + n);
+    uint8_t *side = (uint8_t *)(rank + n);
+    for (size_t i = 0; i < n; i++) {
+        id[i] = t[i].id;
+        price[i] = t[i].price_cents;
+        notional[i] = t[i].notional_cents;
+        memcpy(symbol + i * LD_SYMBOL_LEN, t[i].symbol, LD_SYMBOL_LEN);
+        quantity[i] = t[i].quantity;
+        cpty[i] = t[i].counterparty;
+        rank[i] = w->rank;
+        side[i] = t[i].side;
+    }
     hid_t g = H5Gcreate2(w->file, "trades", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    uint64_t *u64 = buf;
-    int64_t *i64 = buf;
-    uint32_t *u32 = buf;
-    uint8_t *u8 = buf;
-    int32_t *i32 = buf;
-    GATHER(u64, t, n, id);
-    write_column(w, g, "id", H5T_NATIVE_UINT64, s, u64, "");
-    GATHER(u8, t, n, side);
-    write_column(w, g, "side", H5T_NATIVE_UINT8, s, u8, "");
-    GATHER(u32, t, n, quantity);
-    write_column(w, g, "quantity", H5T_NATIVE_UINT32, s, u32, "shares");
-    GATHER(i64, t, n, price_cents);
-    write_column(w, g, "price_cents", H5T_NATIVE_INT64, s, i64, "cents");
-    GATHER(i64, t, n, notional_cents);
-    write_column(w, g, "notional_cents", H5T_NATIVE_INT64, s, i64, "cents");
-    GATHER(u32, t, n, counterparty);
-    write_column(w, g, "counterparty", H5T_NATIVE_UINT32, s, u32, "");
-    write_symbols(w, g, t, n, s);
-    for (size_t i = 0; i < n; i++)
-        i32[i] = w->rank;
-    write_column(w, g, "rank", H5T_NATIVE_INT32, s, i32, "");
+    hid_t sym = H5Tcopy(H5T_C_S1); /* fixed-length, NUL-padded */
+    H5Tset_size(sym, LD_SYMBOL_LEN);
+    H5Tset_strpad(sym, H5T_STR_NULLPAD);
+    write_column(w, g, "id", H5T_NATIVE_UINT64, s, id, "");
+    write_column(w, g, "side", H5T_NATIVE_UINT8, s, side, "");
+    write_column(w, g, "quantity", H5T_NATIVE_UINT32, s, quantity, "shares");
+    write_column(w, g, "price_cents", H5T_NATIVE_INT64, s, price, "cents");
+    write_column(w, g, "notional_cents", H5T_NATIVE_INT64, s, notional, "cents");
+    write_column(w, g, "counterparty", H5T_NATIVE_UINT32, s, cpty, "");
+    write_column(w, g, "symbol", sym, s, symbol, "");
+    write_column(w, g, "rank", H5T_NATIVE_INT32, s, rank, "");
+    H5Tclose(sym);
     H5Gclose(g);
-    free(buf);
-    return 0;
 }
 
 /* The HDF5 type of a column type. */
@@ -410,24 +409,31 @@ static hid_t col_type(enum ld_col_type t)
     return H5T_NATIVE_INT8;
 }
 
-/* The per-trade columns the job declares, in /trades row order. */
-static int write_results(writer *w, hid_t g, const ld_record *r, slab s)
+/* Results rows a block of which stays in cache while each column takes its part. */
+#define FILL_ROWS 4096
+
+/* The per-trade columns the job declares, in /trades row order, one after another in
+ * w->cols, filled a block of rows at a time so that the results are read once. */
+static void write_results(writer *w, hid_t g, const ld_record *r, slab s)
 {
-    size_t n = (size_t)s.count, size = r->job->result_size;
-    void *mem = malloc((n ? n : 1) * sizeof(int64_t)); /* room for the widest type */
-    char *buf = mem;
-    if (!buf)
-        return -1;
-    for (size_t k = 0; k < r->job->ncolumns; k++) {
-        const ld_column *c = &r->job->columns[k];
-        size_t bytes = ld_col_bytes(c->type);
-        for (size_t i = 0; i < n; i++)
-            memcpy(buf + i * bytes, (const char *)r->results + i * size + c->offset,
-                   bytes);
-        write_column(w, g, c->name, col_type(c->type), s, buf, c->unit);
+    size_t n = (size_t)s.count, size = r->job->result_size, ncols = r->job->ncolumns;
+    const ld_column *col = r->job->columns;
+    for (size_t lo = 0; lo < n; lo += FILL_ROWS) {
+        size_t hi = n - lo > FILL_ROWS ? lo + FILL_ROWS : n;
+        char *at = w->cols;
+        for (size_t k = 0; k < ncols; k++) {
+            size_t bytes = ld_col_bytes(col[k].type);
+            const char *from = (const char *)r->results + col[k].offset;
+            for (size_t i = lo; i < hi; i++)
+                memcpy(at + i * bytes, from + i * size, bytes);
+            at += n * bytes;
+        }
     }
-    free(buf);
-    return 0;
+    char *at = w->cols;
+    for (size_t k = 0; k < ncols; k++) {
+        write_column(w, g, col[k].name, col_type(col[k].type), s, at, col[k].unit);
+        at += n * ld_col_bytes(col[k].type);
+    }
 }
 
 /* The [iterations][ranks] metric datasets of one strategy, then the percentiles of
@@ -500,7 +506,8 @@ static int write_strategy(writer *w, const ld_options *o, const ld_record *r, sl
     attr_i32(w, g, "iteration_kept", (int)r->iterations - 1);
     if (ld_job_reports(r->job, LD_REPORT_BOUND))
         attr_i64(w, g, r->job->bound_attr, ld_record_bound(o, r));
-    int rc = write_results(w, g, r, s) | write_metrics(w, g, r) | write_figures(w, g, r);
+    write_results(w, g, r, s);
+    int rc = write_metrics(w, g, r) | write_figures(w, g, r);
     H5Gclose(g);
     H5Gclose(job);
     return rc;
@@ -581,7 +588,8 @@ static int write_all(writer *w, const ld_h5_context *c, slab s)
 {
     write_root_attrs(w, c);
     write_ranks(w, c);
-    int rc = write_trades(w, c, s);
+    write_trades(w, c, s);
+    int rc = 0;
     for (size_t i = 0; rc == 0 && i < c->run->n; i++)
         rc = write_strategy(w, c->o, &c->run->rec[i], s);
     return rc || w->failed ? -1 : 0;
@@ -595,8 +603,9 @@ int ld_h5_write(MPI_Comm comm, const ld_h5_context *c)
     MPI_Comm_rank(comm, &w.rank);
     MPI_Comm_size(comm, &w.size);
     slab s = {.total = c->o->trades, .offset = c->share->offset, .count = c->share->n};
+    int have_cols = cols_alloc(&w, c->run, c->share->n) == 0;
     w.file = create_file(comm, tmp);
-    int ok = w.file >= 0;
+    int ok = w.file >= 0 && have_cols;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
     if (ok) {
         w.dxpl = H5Pcreate(H5P_DATASET_XFER);
@@ -605,6 +614,7 @@ int ld_h5_write(MPI_Comm comm, const ld_h5_context *c)
         H5Pclose(w.dxpl);
         ok &= H5Fclose(w.file) >= 0;
     }
+    free(w.cols);
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
     if (ok)
         ok = record_phases(comm, tmp, c->phases, w.rank, w.size);

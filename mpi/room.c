@@ -106,15 +106,6 @@ int ld_room_stacks(MPI_Comm comm, const ld_options *o, char *err, size_t errlen)
     return -1;
 }
 
-/* The bytes of one task's row across a job's declared columns. */
-static uint64_t row_bytes(const ld_job *job)
-{
-    uint64_t bytes = 0;
-    for (size_t c = 0; c < job->ncolumns; c++)
-        bytes += ld_col_bytes(job->columns[c].type);
-    return bytes;
-}
-
 /* Per trade in /trades: id, side, quantity, price, notional, counterparty and rank;
  * per trade and strategy: the job's declared columns; per iteration, rank and
  * strategy: the metrics, percentiles and figures, a few dozen values. HDF5's object
@@ -124,7 +115,7 @@ uint64_t ld_room_output_bytes(const ld_options *o, int ranks)
 {
     uint64_t bytes = 32768 + (uint64_t)ranks * 128 + o->trades * 37;
     for (size_t j = 0; j < ld_njobs; j++) {
-        uint64_t per_trade = row_bytes(ld_jobs[j]);
+        uint64_t per_trade = ld_job_row_bytes(ld_jobs[j]);
         for (size_t s = 0; s < ld_jobs[j]->nstrategies; s++)
             if (o->selected[j] >> s & 1u)
                 bytes += 8192 + o->trades * per_trade +
