@@ -40,6 +40,10 @@ MODELLED = PHASES[2:]
 # sim/platforms/local.xml), a constant of this machine, not of a run.
 COPY_NS_PER_BYTE = 1 / 0.93
 TOLERANCE = {"makespan": 0.10, "scatter": 0.25, "gather": 0.25}
+# A bounded figure also holds when predicted and measured differ by less than this:
+# a relative bound means nothing for a phase of microseconds (the scatter of index
+# ranges), whose measurement is the clock's and the scheduler's noise.
+ABSOLUTE_S = 0.001
 
 
 def phases_of(f):
@@ -215,10 +219,10 @@ def validate(a):
             p = float(np.median([x[1][k] for x in pairs]))
             err = p / m - 1 if m else 0.0
             bound = TOLERANCE.get(k)
-            bad = bound is not None and abs(err) > bound
+            bad = bound is not None and abs(err) > bound and abs(p - m) > ABSOLUTE_S
             failed += bad
-            print(f"| {group} | {len(pairs)} | {k} | {m:.4f} | {p:.4f} | {err:+.1%} | "
-                  f"{f'{bound:.0%}' if bound else '-'}{' FAIL' if bad else ''} |")
+            print(f"| {group} | {len(pairs)} | {k} | {m:.6f} | {p:.6f} | {err:+.1%} | "
+                  f"{f'{bound:.0%} or 1 ms' if bound else '-'}{' FAIL' if bad else ''} |")
     return 1 if failed else 0
 
 

@@ -14,6 +14,13 @@ add_test(NAME sim.validate COMMAND ${LD_SIM_TEST_DIR}/test_validate.sh
 set_tests_properties(sim.validate PROPERTIES LABELS sim TIMEOUT 600 RUN_SERIAL TRUE
   SKIP_RETURN_CODE 77 ENVIRONMENT "${LD_MPI_ENV}")
 
+# The same under --partition ranges.
+add_test(NAME sim.validate_ranges COMMAND ${LD_SIM_TEST_DIR}/test_validate.sh
+  $<TARGET_FILE:loomdist> "${LD_SIM_SKELETON}" ${LD_PYTHON}
+  ${CMAKE_CURRENT_BINARY_DIR}/sim-validate-ranges ranges)
+set_tests_properties(sim.validate_ranges PROPERTIES LABELS sim TIMEOUT 600 RUN_SERIAL TRUE
+  SKIP_RETURN_CODE 77 ENVIRONMENT "${LD_MPI_ENV}")
+
 # The report's predicted section, labelled and kept apart (skips without SimGrid).
 add_test(NAME sim.report COMMAND ${LD_SIM_TEST_DIR}/test_report.sh
   $<TARGET_FILE:loomdist> "${LD_SIM_SKELETON}" ${LD_PYTHON}
