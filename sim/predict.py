@@ -35,10 +35,13 @@ import numpy as np
 
 PHASES = ["startup", "checks", "book", "scatter", "prepare", "strategies", "gather", "write"]
 MODELLED = PHASES[2:]
-# Rank 0's copy of its own share, which SMPI makes for free: trades in the scatter's
-# datatype move at 0.93 GB/s here (loomdist-pingpong, median of six, see
-# sim/platforms/local.xml), a constant of this machine, not of a run.
+# Rank 0's copy of its own share, which SMPI makes for free, is timed by the one-rank
+# references' scatter (a copy to itself) where they deal trades. References under
+# --partition ranges copy none, and take this instead: trades in the scatter's
+# datatype at 0.93 GB/s here (loomdist-pingpong, median of six, see
+# sim/platforms/local.xml).
 COPY_NS_PER_BYTE = 1 / 0.93
+TRADE_BYTES = 48  # sizeof(ld_trade), src/include/book.h
 TOLERANCE = {"makespan": 0.10, "scatter": 0.25, "gather": 0.25}
 # A bounded figure also holds when predicted and measured differ by less than this:
 # a relative bound means nothing for a phase of microseconds (the scatter of index
@@ -81,8 +84,9 @@ def bytes_per_trade(f):
 
 def reference(path):
     """A one-rank run's rates, which the other runs are predicted with rather than
-    replayed: the write's ns per byte of file on its one aggregator, and rank 0's
-    gather ns per trade per percentile column."""
+    replayed: the write's ns per byte of file on its one aggregator, rank 0's gather
+    ns per trade per percentile column, and (but under ranges) rank 0's copy of its
+    own share, in ns per byte of trades."""
     with h5py.File(path, "r") as f:
         ph = phases_of(f)
         if int(f.attrs["ranks"]) != 1:
@@ -91,8 +95,12 @@ def reference(path):
         columns = sum(1 for s in job for k in job[s] if k.startswith("p50_"))
         trades = int(f.attrs["trades"])
         per_trade = bytes_per_trade(f)
-    return {"write-ns-per-byte": ph["write"][0] / (per_trade * trades),
-            "gather-ns": ph["gather"][0] / (trades * max(columns, 1))}
+        partition = f.attrs["partition"]
+    rates = {"write-ns-per-byte": ph["write"][0] / (per_trade * trades),
+             "gather-ns": ph["gather"][0] / (trades * max(columns, 1))}
+    if partition != "ranges":
+        rates["copy-ns"] = ph["scatter"][0] / (trades * TRADE_BYTES)
+    return rates
 
 
 def bound_ns(group):
@@ -134,7 +142,7 @@ def calibrate(path, rates):
                 "bytes-per-trade": bytes_per_trade(f),
                 "ranks-per-node": int(f.attrs["ranks_per_node"])}
         args.update(rates)
-        args["copy-ns"] = COPY_NS_PER_BYTE
+        args.setdefault("copy-ns", COPY_NS_PER_BYTE)
         return args, int(f.attrs["ranks"]), summary(ph)
 
 
