@@ -24,6 +24,10 @@ typedef int (*ld_carrier_body)(unsigned carrier, ld_sched *s, void *ctx);
 /* The number of carriers cfg asks for: --carriers, or one per CPU of the rank. */
 unsigned ld_carriers_count(const ld_job_config *cfg);
 
+/* How many threads a spawner on a carrier starts between two of its yields: all
+ * (SIZE_MAX) in copy mode, 64 with stacks of their own (carriers.c says why). */
+size_t ld_carriers_spawn_batch(const ld_job_config *cfg);
+
 /* Run body on every carrier; the first error any carrier met is returned. */
 int ld_carriers_run(const ld_job_config *cfg, ld_carrier_body body, void *ctx);
 

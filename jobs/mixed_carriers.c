@@ -112,13 +112,15 @@ static void var_trade(void *arg)
 }
 
 /* As a green thread, the way an executor's submit loop starts virtual threads: carrier
- * c starts trades c, c + N, ..., each its settle thread and then its VaR thread, all
- * before any runs, as settle's green strategy does (settle_green.c says why). */
+ * c starts trades c, c + N, ..., each its settle thread and then its VaR thread,
+ * yielding after every ld_carriers_spawn_batch trades, as settle's green strategy
+ * does. */
 static void spawn_trades(void *arg)
 {
     mixed_carrier *cr = arg;
     mixed_run *r = cr->run;
     ld_mixed_phase *p = r->p;
+    size_t every = ld_carriers_spawn_batch(&p->settle_cfg), batch = 0;
     for (size_t i = cr->index; i < p->settle_in.n && cr->rc == 0; i += cr->count) {
         if (p->settle_on) {
             r->settle_tasks[i] = (mixed_task){.cr = cr, .index = i};
@@ -128,6 +130,8 @@ static void spawn_trades(void *arg)
             r->var_tasks[i] = (mixed_task){.cr = cr, .index = i};
             cr->rc = ld_gt_spawn(cr->sched, var_trade, &r->var_tasks[i], NULL);
         }
+        if (++batch % every == 0)
+            ld_gt_yield();
     }
 }
 

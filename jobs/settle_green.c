@@ -162,17 +162,13 @@ static void settle_trade(void *arg)
 }
 
 /* As a green thread, the way an executor's submit loop starts virtual threads: carrier
- * c spawns the trades c, c + N, c + 2N, ... so each carrier gets a fair share. It
- * spawns them all before any runs: nothing sleeps before the first trade has run, so
- * there is no one to wake on time, and a spawner that yielded between batches would
- * queue its later trades behind the early ones' wake-ups. With a million trades that
- * started the last ones half a second late (--trades 1000000: makespan 2.15-2.37x the
- * critical path with a yield every 64 spawns, 1.82-1.98x without). */
+ * c spawns the trades c, c + N, c + 2N, ... so each carrier gets a fair share, and
+ * yields after every ld_carriers_spawn_batch of them. */
 static void spawn_trades(void *arg)
 {
     green_spawner *sp = arg;
     green_run *r = sp->run;
-    size_t i = sp->carrier;
+    size_t every = ld_carriers_spawn_batch(r->in->cfg), batch = 0, i = sp->carrier;
     for (; i < r->in->n; i += r->ncarriers) {
         r->tasks[i] = (green_task){.run = r, .index = i};
         int rc = ld_gt_spawn(sp->sched, settle_trade, &r->tasks[i], NULL);
@@ -180,6 +176,8 @@ static void spawn_trades(void *arg)
             sp->rc = rc;
             break;
         }
+        if (++batch % every == 0)
+            ld_gt_yield();
     }
     for (; i < r->in->n; i += r->ncarriers) /* never spawned: over all the same */
         trade_over(sp, 0);
