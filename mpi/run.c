@@ -35,7 +35,7 @@ static size_t count_selected(const ld_options *o)
     return n;
 }
 
-/* The rank's percentiles of one column in one iteration, from a sorted copy. */
+/* The rank's percentiles of one column in one iteration, selected in a copy. */
 static void column_percentiles(const ld_column *c, const ld_record *r, size_t n,
                                int64_t *pct)
 {
@@ -46,10 +46,10 @@ static void column_percentiles(const ld_column *c, const ld_record *r, size_t n,
     }
     for (size_t i = 0; i < n; i++)
         v[i] = ld_col_i64(c, (const char *)r->results + i * r->job->result_size);
-    ld_sort_i64(v, n);
-    pct[LD_PCT_P50] = ld_percentile_sorted(v, n, 0.50);
-    pct[LD_PCT_P99] = ld_percentile_sorted(v, n, 0.99);
-    pct[LD_PCT_MAX] = n ? v[n - 1] : 0;
+    ld_pct3 p = ld_percentiles(v, n);
+    pct[LD_PCT_P50] = p.p50;
+    pct[LD_PCT_P99] = p.p99;
+    pct[LD_PCT_MAX] = p.max;
     free(v);
 }
 

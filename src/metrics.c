@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -176,25 +177,67 @@ int ld_probe_stop(ld_probe *p, ld_metrics *m)
     return 0;
 }
 
-static int cmp_i64(const void *a, const void *b)
+/* The 0-based index of the nearest-rank q-th percentile of n values. */
+static size_t nearest_rank(size_t n, double q)
 {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-void ld_sort_i64(int64_t *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_i64);
-}
-
-int64_t ld_percentile_sorted(const int64_t *v, size_t n, double q)
-{
-    if (n == 0)
-        return 0;
     size_t rank = (size_t)ceil(q * (double)n);
-    if (rank < 1)
-        rank = 1;
-    if (rank > n)
-        rank = n;
-    return v[rank - 1];
+    return (rank < 1 ? 1 : rank > n ? n : rank) - 1;
+}
+
+/* The median of three values. */
+static int64_t median3(int64_t a, int64_t b, int64_t c)
+{
+    if (a > b) {
+        int64_t t = a;
+        a = b;
+        b = t;
+    }
+    return c <= a ? a : c >= b ? b : c;
+}
+
+/* Hoare's selection: reorder v[0..n) so that v[k] is its k-th smallest (from 0),
+ * nothing before it larger and nothing after it smaller. Each round partitions the
+ * part that holds k around the median of its ends and middle. */
+static int64_t select_k(int64_t *v, size_t n, size_t k)
+{
+    ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, at = (ptrdiff_t)k;
+    while (lo < hi) {
+        int64_t pivot = median3(v[lo], v[lo + (hi - lo) / 2], v[hi]);
+        ptrdiff_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                int64_t t = v[i];
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        }
+        if (at <= j)
+            hi = j;
+        else if (at >= i)
+            lo = i;
+        else
+            break; /* between the two parts: equal to the pivot */
+    }
+    return v[k];
+}
+
+/* The 99th first: it leaves the smaller values in front, among which the median is
+ * then selected, and the larger behind, among which lies the maximum. */
+ld_pct3 ld_percentiles(int64_t *v, size_t n)
+{
+    ld_pct3 p = {0, 0, 0};
+    if (n == 0)
+        return p;
+    size_t k99 = nearest_rank(n, 0.99);
+    p.p99 = select_k(v, n, k99);
+    p.p50 = select_k(v, k99 + 1, nearest_rank(n, 0.50));
+    p.max = p.p99;
+    for (size_t i = k99 + 1; i < n; i++)
+        if (v[i] > p.max)
+            p.max = v[i];
+    return p;
 }

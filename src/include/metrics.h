@@ -62,8 +62,11 @@ int64_t ld_proc_rss_kib(void);
 /* The memory mappings the process holds now (lines of /proc/self/maps), or -1. */
 long ld_proc_maps(void);
 
-/* Latency percentile (0 <= q <= 1) by nearest rank over v[0..n), which it sorts. */
-int64_t ld_percentile_sorted(const int64_t *v, size_t n, double q);
-void ld_sort_i64(int64_t *v, size_t n);
+/* The nearest-rank median, 99th percentile and maximum of v[0..n) (all 0 when n is
+ * 0), found by selection in linear time rather than by a sort; v is reordered. */
+typedef struct ld_pct3 {
+    int64_t p50, p99, max;
+} ld_pct3;
+ld_pct3 ld_percentiles(int64_t *v, size_t n);
 
 #endif
