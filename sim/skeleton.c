@@ -11,7 +11,7 @@
  * the write's bytes at a measured rate. The communication follows the driver's: the
  * "ok" reductions after each step, a barrier and a reduction per iteration, the
  * table's reductions and the gather of every trade's percentile values to rank 0,
- * whose sort is injected, and per dataset of the write one collective step and the
+ * whose selection is injected, and per dataset of the write one collective step and the
  * node's slabs handed to its aggregator.
  *
  * The buffers that only carry bytes (the gathered values, the write's slabs) are
@@ -31,7 +31,7 @@
 #include "sim_options.h"
 
 /* One percentile column as the table gathers it: an "ok", a Gather of counts and a
- * Gatherv of every trade's value to rank 0, which then sorts and summarises them all,
+ * Gatherv of every trade's value to rank 0, which then selects its percentiles,
  * injected at the rate a one-rank run measured per trade. */
 static void gather_column(MPI_Comm comm, const sim_options *s, const ld_share *share,
                           int rank, int size)
