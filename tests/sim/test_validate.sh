@@ -17,6 +17,7 @@ top=$(cd "$here/../.." && pwd)
 . "$here/lib.sh"
 require_smpi "$skel"
 rm -rf "$work" && mkdir -p "$work"
+# shellcheck disable=SC2054 # the commas are inside one argument, a list of strategies
 args=(--trades 200000 --jobs settle --strategies green,callbacks --latency-scale 0.05
     --partition "$partition" --quiet)
 refs=()
