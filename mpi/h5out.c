@@ -24,16 +24,12 @@ typedef struct writer {
     char *cols; /* this rank's per-trade columns, one after another (cols_alloc) */
 } writer;
 
-/* Per trade in /trades: id, price, notional, symbol, quantity, counterparty, rank
- * and side. */
-#define TRADE_ROW_BYTES (3 * sizeof(int64_t) + LD_SYMBOL_LEN + 3 * sizeof(uint32_t) + 1)
-
 /* Room for every per-trade column of /trades, and then of each strategy in turn,
  * filled in one pass over the rows: a pass per column read the whole book (48 bytes
  * a trade) again for each of its seven fields. 0, or -1. */
 static int cols_alloc(writer *w, const ld_run *run, size_t n)
 {
-    size_t width = TRADE_ROW_BYTES;
+    size_t width = LD_H5_TRADE_ROW_BYTES;
     for (size_t i = 0; i < run->n; i++)
         if (ld_job_row_bytes(run->rec[i].job) > width)
             width = ld_job_row_bytes(run->rec[i].job);

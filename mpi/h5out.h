@@ -18,6 +18,11 @@
 
 #define LD_SCHEMA_VERSION 1
 
+/* The bytes of one trade's row in /trades: id, price, notional, symbol, quantity,
+ * counterparty, rank and side. */
+#define LD_H5_TRADE_ROW_BYTES                                                            \
+    (3 * sizeof(int64_t) + LD_SYMBOL_LEN + 3 * sizeof(uint32_t) + 1)
+
 typedef struct ld_h5_context {
     const ld_options *o;
     const ld_node *node;

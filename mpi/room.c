@@ -7,6 +7,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "h5out.h"
+
 /* A size for a message: "512 KiB", "3.2 MiB", "1.5 GiB". */
 static const char *human(uint64_t bytes, char *out, size_t len)
 {
@@ -106,14 +108,14 @@ int ld_room_stacks(MPI_Comm comm, const ld_options *o, char *err, size_t errlen)
     return -1;
 }
 
-/* Per trade in /trades: id, side, quantity, price, notional, counterparty and rank;
- * per trade and strategy: the job's declared columns; per iteration, rank and
- * strategy: the metrics, percentiles and figures, a few dozen values. HDF5's object
+/* Per trade in /trades: its row (h5out.h); per trade and strategy: the job's
+ * declared columns; per iteration, rank and strategy: the metrics, percentiles and
+ * figures, a few dozen values. HDF5's object
  * headers, heaps and B-trees come on top, a few KiB per group and dataset, and a
  * quarter more covers what the estimate misses. */
 uint64_t ld_room_output_bytes(const ld_options *o, int ranks)
 {
-    uint64_t bytes = 32768 + (uint64_t)ranks * 128 + o->trades * 37;
+    uint64_t bytes = 32768 + (uint64_t)ranks * 128 + o->trades * LD_H5_TRADE_ROW_BYTES;
     for (size_t j = 0; j < ld_njobs; j++) {
         uint64_t per_trade = ld_job_row_bytes(ld_jobs[j]);
         for (size_t s = 0; s < ld_jobs[j]->nstrategies; s++)
