@@ -30,9 +30,10 @@ typedef struct writer {
 static int cols_alloc(writer *w, const ld_run *run, size_t n)
 {
     size_t width = LD_H5_TRADE_ROW_BYTES;
-    for (size_t i = 0; i < run->n; i++)
-        if (ld_job_row_bytes(run->rec[i].job) > width)
-            width = ld_job_row_bytes(run->rec[i].job);
+    for (size_t i = 0; i < run->n; i++) {
+        size_t row = ld_job_row_bytes(run->rec[i].job);
+        width = row > width ? row : width;
+    }
     w->cols = malloc((n ? n : 1) * width);
     return w->cols ? 0 : -1;
 }

@@ -110,9 +110,9 @@ int ld_room_stacks(MPI_Comm comm, const ld_options *o, char *err, size_t errlen)
 
 /* Per trade in /trades: its row (h5out.h); per trade and strategy: the job's
  * declared columns; per iteration, rank and strategy: the metrics, percentiles and
- * figures, a few dozen values. HDF5's object
- * headers, heaps and B-trees come on top, a few KiB per group and dataset, and a
- * quarter more covers what the estimate misses. */
+ * figures, a few dozen values. HDF5's object headers, heaps and B-trees come on top,
+ * a few KiB per group and dataset, and a quarter more covers what the estimate
+ * misses. */
 uint64_t ld_room_output_bytes(const ld_options *o, int ranks)
 {
     uint64_t bytes = 32768 + (uint64_t)ranks * 128 + o->trades * LD_H5_TRADE_ROW_BYTES;

@@ -46,10 +46,7 @@ static void column_percentiles(const ld_column *c, const ld_record *r, size_t n,
     }
     for (size_t i = 0; i < n; i++)
         v[i] = ld_col_i64(c, (const char *)r->results + i * r->job->result_size);
-    ld_pct3 p = ld_percentiles(v, n);
-    pct[LD_PCT_P50] = p.p50;
-    pct[LD_PCT_P99] = p.p99;
-    pct[LD_PCT_MAX] = p.max;
+    ld_pcts_of(v, n, pct);
     free(v);
 }
 

@@ -10,6 +10,15 @@
 
 enum { LD_PCT_P50, LD_PCT_P99, LD_PCT_MAX, LD_PCTS };
 
+/* The percentiles of v[0..n) into pct, in the order above; v is reordered. */
+static inline void ld_pcts_of(int64_t *v, size_t n, int64_t pct[LD_PCTS])
+{
+    ld_pct3 p = ld_percentiles(v, n);
+    pct[LD_PCT_P50] = p.p50;
+    pct[LD_PCT_P99] = p.p99;
+    pct[LD_PCT_MAX] = p.max;
+}
+
 /* One strategy's measurements on this rank. */
 typedef struct ld_record {
     const ld_job *job;

@@ -86,10 +86,7 @@ static void gather_percentiles(MPI_Comm comm, const ld_options *o, const ld_shar
         MPI_Gatherv(mine, n, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, comm);
     }
     if (ok && rank == 0) {
-        ld_pct3 p = ld_percentiles(all, o->trades);
-        out->pct[k][LD_PCT_P50] = p.p50;
-        out->pct[k][LD_PCT_P99] = p.p99;
-        out->pct[k][LD_PCT_MAX] = p.max;
+        ld_pcts_of(all, o->trades, out->pct[k]);
     }
     free(mine);
     free(counts);

@@ -6,9 +6,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stddef.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
