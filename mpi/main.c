@@ -226,6 +226,9 @@ static int run(MPI_Comm comm, const ld_options *o, int argc, char **argv, ld_pha
     say_oversubscribed(comm, &node, rank);
     run_date(comm, date, sizeof date);
     join_argv(argc, argv, cmdline, sizeof cmdline);
+    /* The ranks leave the checks together: a rank's late arrival is the checks' time,
+     * not that of the first step that waits for it (under ranges, the scatter). */
+    MPI_Barrier(comm);
     ld_phases_end(ph, LD_PHASE_CHECKS);
     if (deal(comm, o, &share, ph) != 0)
         return leave(rank, 1, "out of memory building or scattering the book");

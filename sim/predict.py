@@ -5,8 +5,13 @@ calibrate: a real loomdist HDF5 run gives the skeleton its per-rank work (each
 strategy's ns per trade per iteration, prepare's ns per trade), the percentile columns
 the table gathers and the file's datasets and bytes per trade; a one-rank reference
 run gives the rates the rest is predicted with, never replayed: rank 0's gather ns
-per trade and the write's ns per byte; loomdist-pingpong gave the rate of rank 0's
-copy of its own share (SMPI copies a self-message for free). The book and the communication are simulated.
+per trade, the write's ns per byte and the ns per byte at which rank 0 deals the
+trades (its one-rank scatter, a copy into new memory). The book and the communication
+are simulated.
+
+  predict.py platform --template sim/platforms/local.xml PINGPONG.txt ... > local.xml
+calibrates a local platform on this machine: the median latency and bandwidth of
+loomdist-pingpong's runs (its output, one file each) on every link of the template.
 
   predict.py validate --skeleton loomdist-sim --platform sim/platforms/local.xml \\
       --reference ONE_RANK.h5 RUN.h5 ...
@@ -35,12 +40,12 @@ import numpy as np
 
 PHASES = ["startup", "checks", "book", "scatter", "prepare", "strategies", "gather", "write"]
 MODELLED = PHASES[2:]
-# Rank 0's copy of its own share, which SMPI makes for free, is timed by the one-rank
-# references' scatter (a copy to itself) where they deal trades. References under
-# --partition ranges copy none, and take this instead: trades in the scatter's
-# datatype at 0.93 GB/s here (loomdist-pingpong, median of six, see
-# sim/platforms/local.xml).
-COPY_NS_PER_BYTE = 1 / 0.93
+# Rank 0's cost of dealing the trades, per byte, is timed by the one-rank references'
+# scatter (a copy to itself) where they deal trades. References under --partition
+# ranges copy none, and take this instead: 2.05 GB/s, the median one-rank scatter of
+# 200,000 trades on an AVX-512 Intel Xeon VM (lscpu "Intel(R) Xeon(R) Processor",
+# family 6 model 167).
+COPY_NS_PER_BYTE = 1 / 2.05
 TRADE_BYTES = 48  # sizeof(ld_trade), src/include/book.h
 TOLERANCE = {"makespan": 0.10, "scatter": 0.25, "gather": 0.25}
 # A bounded figure also holds when predicted and measured differ by less than this:
@@ -85,8 +90,8 @@ def bytes_per_trade(f):
 def reference(path):
     """A one-rank run's rates, which the other runs are predicted with rather than
     replayed: the write's ns per byte of file on its one aggregator, rank 0's gather
-    ns per trade per percentile column, and (but under ranges) rank 0's copy of its
-    own share, in ns per byte of trades."""
+    ns per trade per percentile column, and (but under ranges) rank 0's ns per byte of
+    the trades it deals."""
     with h5py.File(path, "r") as f:
         ph = phases_of(f)
         if int(f.attrs["ranks"]) != 1:
@@ -160,13 +165,20 @@ def shared_cores(platform, factor):
 
 def simulate(skeleton, platform, ranks, args, cores=0):
     """Run the skeleton on `ranks` simulated hosts; {phase: per-rank ns array}. With
-    `cores`, the ranks shared that many cores when measured: what runs natively in the
-    skeleton (the book) is slowed by ranks/cores, as the real ranks' waits poll the
-    cores the working rank needs, and so are the copies (shared_cores)."""
+    `cores`, the ranks shared one machine of that many cores when measured: its disk,
+    which every node's aggregator writes through, and its cores, where ranks that
+    outnumber them slow rank 0's own work by ranks/cores, as the real ranks' waits poll
+    the cores the working rank needs: what runs natively in the skeleton (the book),
+    the copies (shared_cores), rank 0's dealing, its percentile selection and the
+    aggregators' writes."""
     speed = max(1.0, ranks / cores) if cores else 1.0
+    if cores:
+        args = dict(args, **{"shared-disk": 1})
     if speed > 1:
         platform = shared_cores(platform, speed)
-        args = dict(args, **{"copy-ns": args["copy-ns"] * speed, "native-slowdown": speed})
+        args = dict(args, **{k: args[k] * speed
+                             for k in ("copy-ns", "gather-ns", "write-ns-per-byte")},
+                    **{"native-slowdown": speed})
     with tempfile.NamedTemporaryFile("w", suffix=".hosts", delete=False) as h:
         h.write("".join(f"node-{i}\n" for i in range(ranks)))
     # The skeleton keeps no mutable globals, so SMPI need not privatize them (faster).
@@ -234,6 +246,51 @@ def validate(a):
     return 1 if failed else 0
 
 
+def pingpong(path):
+    """(latency s, bandwidth B/s) of one loomdist-pingpong output."""
+    words = open(path).read().split()
+    try:
+        return float(words[words.index("latency_s") + 1]), \
+            float(words[words.index("bandwidth_Bps") + 1])
+    except (ValueError, IndexError):
+        sys.exit(f"predict.py: {path} is not loomdist-pingpong output")
+
+
+def cpu_model():
+    """This machine's CPU, as /proc/cpuinfo names it."""
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
+
+
+def platform(a):
+    """The template with the median measured latency (half on each of a route's two
+    links) and bandwidth (on every link and the backbone) in place of its own, and
+    its `Calibrated:` line saying where and from what."""
+    runs = [pingpong(p) for p in a.pingpong]
+    lat = float(np.median([r[0] for r in runs]))
+    bw = float(np.median([r[1] for r in runs]))
+    text = open(a.template).read()
+    for attr, v in [("bw", f"{bw / 1e9:.3g}GBps"), ("bb_bw", f"{bw / 1e9:.3g}GBps"),
+                    ("loopback_bw", f"{bw / 1e9:.3g}GBps"),
+                    ("lat", f"{lat / 2 * 1e6:.3g}us"),
+                    ("loopback_lat", f"{lat / 2 * 1e6:.3g}us")]:
+        text, n = re.subn(rf'(\s{attr})="[^"]*"', rf'\1="{v}"', text)
+        if n != 1:
+            sys.exit(f"predict.py: {a.template} has no single {attr} to calibrate")
+    line = (f"Calibrated: {cpu_model()}, {len(runs)} loomdist-pingpong runs, medians: "
+            f"latency {lat * 1e6:.3g} us one way, bandwidth {bw / 1e9:.3g} GB/s")
+    text, n = re.subn(r"Calibrated:[^\n]*", line, text)
+    if n != 1:
+        sys.exit(f"predict.py: {a.template} has no 'Calibrated:' line")
+    sys.stdout.write(text)
+    return 0
+
+
 SCENARIOS = [("strong-8000", lambda n: 8000), ("strong-8000000", lambda n: 8000000),
              ("weak-8000-per-rank", lambda n: 8000 * n)]
 NODES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
@@ -279,7 +336,8 @@ def main():
     v.add_argument("--reference", required=True, action="append",
                    help="a one-rank run (again for more: their median rates)")
     v.add_argument("--cores", type=int, default=0,
-                   help="cores the measured ranks shared (one machine), else 0")
+                   help="cores of the one machine the measured ranks shared (its disk "
+                   "too), else 0")
     v.add_argument("--by", choices=["ranks", "nodes"], default="ranks",
                    help="group the runs by their ranks (default) or their nodes")
     v.add_argument("runs", nargs="+")
@@ -295,8 +353,11 @@ def main():
     w.add_argument("--scenarios", help="comma-separated, of " +
                    ", ".join(n for n, _ in SCENARIOS) + " (default all)")
     w.add_argument("--out", required=True)
+    c = sub.add_parser("platform")
+    c.add_argument("--template", required=True)
+    c.add_argument("pingpong", nargs="+", help="loomdist-pingpong outputs, one each")
     a = p.parse_args()
-    return validate(a) if a.cmd == "validate" else sweep(a)
+    return {"validate": validate, "sweep": sweep, "platform": platform}[a.cmd](a)
 
 
 if __name__ == "__main__":

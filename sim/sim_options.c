@@ -77,6 +77,8 @@ static int set(sim_options *s, const char *name, const char *value)
         s->datasets = (unsigned)v;
     else if (strcmp(name, "--write-ns-per-byte") == 0)
         s->write_ns_per_byte = v;
+    else if (strcmp(name, "--shared-disk") == 0)
+        s->shared_disk = v != 0;
     else if (strcmp(name, "--native-slowdown") == 0 && v >= 1)
         s->native_slowdown = v;
     else

@@ -17,7 +17,7 @@ typedef struct sim_options {
     unsigned nwork;                /* strategies */
     unsigned warmup, iterations;   /* per strategy, as --warmup and --iterations */
     unsigned first_warmup;         /* more for the first: run.c's warm-up of a baseline */
-    double copy_ns;                /* rank 0's ns per byte of its own share's copy */
+    double copy_ns;                /* rank 0's ns per byte of the trades it deals */
     double prepare_ns;             /* prepare's ns per trade held */
     unsigned pct_columns;          /* percentile columns per strategy, gathered */
     double gather_ns;              /* rank 0's ns per trade of the book, per column */
@@ -25,6 +25,7 @@ typedef struct sim_options {
     double bytes_per_trade;        /* the file's bytes per trade */
     unsigned datasets;             /* the file's datasets: one collective step each */
     double write_ns_per_byte;      /* the write's measured rate on one aggregator */
+    unsigned shared_disk;          /* 1: the nodes write through one machine's disk */
     double native_slowdown;        /* native work's factor: ranks per core measured */
 } sim_options;
 

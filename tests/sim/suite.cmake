@@ -9,14 +9,14 @@ set_tests_properties(sim.phases PROPERTIES LABELS "mpi;sim" TIMEOUT 180 RUN_SERI
 
 # The skeleton against real runs at 1 to 4 ranks (skips where SimGrid is absent).
 add_test(NAME sim.validate COMMAND ${LD_SIM_TEST_DIR}/test_validate.sh
-  $<TARGET_FILE:loomdist> "${LD_SIM_SKELETON}" ${LD_PYTHON}
+  $<TARGET_FILE:loomdist> $<TARGET_FILE:loomdist-pingpong> "${LD_SIM_SKELETON}" ${LD_PYTHON}
   ${CMAKE_CURRENT_BINARY_DIR}/sim-validate)
 set_tests_properties(sim.validate PROPERTIES LABELS sim TIMEOUT 600 RUN_SERIAL TRUE
   SKIP_RETURN_CODE 77 ENVIRONMENT "${LD_MPI_ENV}")
 
 # The same under --partition ranges.
 add_test(NAME sim.validate_ranges COMMAND ${LD_SIM_TEST_DIR}/test_validate.sh
-  $<TARGET_FILE:loomdist> "${LD_SIM_SKELETON}" ${LD_PYTHON}
+  $<TARGET_FILE:loomdist> $<TARGET_FILE:loomdist-pingpong> "${LD_SIM_SKELETON}" ${LD_PYTHON}
   ${CMAKE_CURRENT_BINARY_DIR}/sim-validate-ranges ranges)
 set_tests_properties(sim.validate_ranges PROPERTIES LABELS sim TIMEOUT 600 RUN_SERIAL TRUE
   SKIP_RETURN_CODE 77 ENVIRONMENT "${LD_MPI_ENV}")
@@ -37,7 +37,8 @@ set_tests_properties(sim.ranges PROPERTIES LABELS "mpi;sim" TIMEOUT 180 RUN_SERI
 # The skeleton against the local Slurm cluster's runs on 1 to 3 nodes (skips where
 # SimGrid or Slurm is absent). RUN_SERIAL: it starts daemons and loads every core.
 add_test(NAME sim.slurm_validate COMMAND ${LD_SIM_TEST_DIR}/test_slurm_validate.sh
-  $<TARGET_FILE:loomdist> "${LD_SIM_SKELETON}" ${LD_PYTHON}
+  $<TARGET_FILE:loomdist> $<TARGET_FILE:loomdist-pingpong> "${LD_SIM_SKELETON}"
+  ${LD_PYTHON}
   ${CMAKE_CURRENT_BINARY_DIR}/sim-slurm-validate)
 set_tests_properties(sim.slurm_validate PROPERTIES LABELS "sim;slurm" TIMEOUT 300
   RUN_SERIAL TRUE SKIP_RETURN_CODE 77 ENVIRONMENT "${LD_MPI_ENV}")

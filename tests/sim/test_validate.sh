@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The calibrated skeleton predicts real runs: three runs each at 1 to 4 ranks under
 # mpirun (settle, green and callbacks, 200,000 trades), each predicted on
-# sim/platforms/local.xml from its own per-rank work and a one-rank run's rates; the
+# sim/platforms/local.xml, calibrated first on this machine by three runs of
+# loomdist-pingpong, from its own per-rank work and a one-rank run's rates; the
 # medians' makespan should hold within 10%, the scatter and the gather within 25%.
 # Timings on a shared machine are noise-prone, so the bounds fail the test only under
 # LD_SIM_STRICT=1 (a quiet machine); otherwise the test checks that every rank count
@@ -9,14 +10,20 @@
 # too. Skips (77) where SimGrid is absent. PARTITION (default block) is the runs'
 # --partition: under ranges each rank builds its own trades and the scatter carries
 # only (first id, count), and the skeleton, reading it from the runs, does the same.
-# Usage: test_validate.sh LOOMDIST SKELETON PYTHON WORKDIR [PARTITION]
+# Usage: test_validate.sh LOOMDIST PINGPONG SKELETON PYTHON WORKDIR [PARTITION]
 set -euo pipefail
-bin=$(realpath "$1") skel=$2 py=$3 work=$4 partition=${5:-block}
+bin=$(realpath "$1") pingpong=$2 skel=$3 py=$4 work=$5 partition=${6:-block}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 . "$here/lib.sh"
 require_smpi "$skel"
 rm -rf "$work" && mkdir -p "$work"
+for rep in 1 2 3; do
+    mpirun -n 2 "$pingpong" > "$work/pingpong$rep.txt"
+done
+"$py" "$top/sim/predict.py" platform --template "$top/sim/platforms/local.xml" \
+    "$work"/pingpong?.txt > "$work/local.xml"
+grep Calibrated: "$work/local.xml"
 # shellcheck disable=SC2054 # the commas are inside one argument, a list of strategies
 args=(--trades 200000 --jobs settle --strategies green,callbacks --latency-scale 0.05
     --partition "$partition" --quiet)
@@ -37,7 +44,7 @@ done
 # +42% and +106% at 3 and 4 ranks, without it within 6%).
 status=0
 "$py" "$top/sim/predict.py" validate --skeleton "$skel" \
-    --platform "$top/sim/platforms/local.xml" "${refs[@]}" "${runs[@]}" \
+    --platform "$work/local.xml" "${refs[@]}" "${runs[@]}" \
     > "$work/validation.md" || status=$?
 cat "$work/validation.md"
 [ "$status" -le 1 ] || { echo "FAIL: predict.py validate failed ($status)"; exit 1; }
