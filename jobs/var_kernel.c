@@ -409,7 +409,8 @@ static int var_sort(double *a, uint32_t n)
         malloc(sizeof *sp + (size_t)n * (sizeof sp->aux[0] + sizeof *sp->key));
     if (sp == NULL)
         return -ENOMEM;
-    sp->key = (uint32_t *)(sp->aux + n);
+    void *keys = sp->aux + n; /* 8-byte aligned, as the doubles before them end */
+    sp->key = keys;
     memset(sp->low, 0, sizeof sp->low);
     memset(sp->high, 0, sizeof sp->high);
     simd->keys(a, n, lo, scale, sp->key);
