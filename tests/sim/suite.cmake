@@ -7,6 +7,12 @@ add_test(NAME sim.phases COMMAND ${LD_SIM_TEST_DIR}/test_phases.sh $<TARGET_FILE
 set_tests_properties(sim.phases PROPERTIES LABELS "mpi;sim" TIMEOUT 180 RUN_SERIAL TRUE
   ENVIRONMENT "${LD_MPI_ENV}")
 
+# A local platform calibrated from real ping-pong runs (no SimGrid needed).
+add_test(NAME sim.platform COMMAND ${LD_SIM_TEST_DIR}/test_platform.sh
+  $<TARGET_FILE:loomdist-pingpong> ${LD_PYTHON} ${CMAKE_CURRENT_BINARY_DIR}/sim-platform)
+set_tests_properties(sim.platform PROPERTIES LABELS "mpi;sim" TIMEOUT 120 RUN_SERIAL TRUE
+  ENVIRONMENT "${LD_MPI_ENV}")
+
 # The skeleton against real runs at 1 to 4 ranks (skips where SimGrid is absent).
 add_test(NAME sim.validate COMMAND ${LD_SIM_TEST_DIR}/test_validate.sh
   $<TARGET_FILE:loomdist> $<TARGET_FILE:loomdist-pingpong> "${LD_SIM_SKELETON}" ${LD_PYTHON}
