@@ -9,12 +9,9 @@ set -euo pipefail
 pingpong=$1 py=$2 work=$3
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
+. "$here/lib.sh"
 rm -rf "$work" && mkdir -p "$work"
-for rep in 1 2 3; do
-    mpirun -n 2 "$pingpong" > "$work/pp$rep.txt"
-done
-"$py" "$top/sim/predict.py" platform --template "$top/sim/platforms/local.xml" \
-    "$work"/pp?.txt > "$work/local.xml"
+calibrate_local "$pingpong" "$py" "$work"
 "$py" - "$work" "$top/sim/platforms/local.xml" <<'PY'
 import re, statistics, sys
 work, template = sys.argv[1], sys.argv[2]

@@ -18,11 +18,7 @@ top=$(cd "$here/../.." && pwd)
 . "$here/lib.sh"
 require_smpi "$skel"
 rm -rf "$work" && mkdir -p "$work"
-for rep in 1 2 3; do
-    mpirun -n 2 "$pingpong" > "$work/pingpong$rep.txt"
-done
-"$py" "$top/sim/predict.py" platform --template "$top/sim/platforms/local.xml" \
-    "$work"/pingpong?.txt > "$work/local.xml"
+calibrate_local "$pingpong" "$py" "$work"
 grep Calibrated: "$work/local.xml"
 # shellcheck disable=SC2054 # the commas are inside one argument, a list of strategies
 args=(--trades 200000 --jobs settle --strategies green,callbacks --latency-scale 0.05
