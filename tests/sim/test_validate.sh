@@ -35,9 +35,9 @@ for rep in 1 2 3; do
         runs+=("$work/n$n.$rep.h5")
     done
 done
-# No --cores slowdown: Open MPI's shared-memory receivers copy their own share out,
-# so the copies do not queue on rank 0's core (with ranks/cores the scatter came out
-# +42% and +106% at 3 and 4 ranks, without it within 6%).
+# No --cores: under mpirun Open MPI knows the ranks outnumber the cores, and its
+# waiting ranks yield, so they do not slow rank 0's work (the Slurm test's ranks, on
+# nodes that seem to own their CPUs, poll, and are validated with --cores).
 status=0
 "$py" "$top/sim/predict.py" validate --skeleton "$skel" \
     --platform "$work/local.xml" "${refs[@]}" "${runs[@]}" \
