@@ -79,8 +79,7 @@ static int start_call(cb_carrier *c, cb_trade *t, const ld_settle_plan *plan)
     if (c->db && ld_settle_is_db(t->call))
         return ld_settle_db_uv(c->db, ld_settle_db_of(c->in), &c->in->trades[t->index],
                                t->call, t->failed, db_done, t);
-    return ld_deadlines_add(c->calls, t,
-                            uv_hrtime() + (uint64_t)plan->latency_ns[t->call]);
+    return ld_deadlines_add_after(c->calls, t, (uint64_t)plan->latency_ns[t->call]);
 }
 
 /* Start the next call that is made, or finish the trade when none is left. A call

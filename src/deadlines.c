@@ -4,7 +4,8 @@
  * which libuv runs just before it polls, sets the timerfd to the wheel's next tick
  * rounded up to a wake-up window; a uv_poll handle on the timerfd wakes the loop, and
  * its callback fires what is due. Setting a timerfd also clears its readiness, so it
- * is never read.
+ * is never read. Spans (ld_deadlines_add_after) wait in an array until the next look
+ * at the clock, whoever makes it, turns them into deadlines.
  */
 #include "deadlines.h"
 
@@ -17,6 +18,12 @@
 
 #include "gt_wheel.h"
 
+/* A deadline added as a span from the next look at the clock, not yet fixed. */
+typedef struct deadlines_later {
+    void *item;
+    uint64_t ns;
+} deadlines_later;
+
 _Static_assert(LD_DEADLINES_TICK_NS == 1u << LD_WHEEL_TICK_SHIFT,
                "deadlines.h states the wheel's tick");
 
@@ -24,8 +31,10 @@ struct ld_deadlines {
     ld_wheel wheel;
     ld_deadline_fire fire;
     void *ctx;
-    uv_poll_t poll;       /* readable once timer_fd has expired */
-    uv_prepare_t prepare; /* sets timer_fd before the loop polls */
+    uv_poll_t poll;         /* readable once timer_fd has expired */
+    uv_prepare_t prepare;   /* sets timer_fd before the loop polls */
+    deadlines_later *later; /* added by ld_deadlines_add_after since the last look */
+    size_t later_n, later_cap;
     int timer_fd;
     int handles;       /* handles not yet closed, so the last close frees the set */
     uint64_t armed_ns; /* when timer_fd expires; UINT64_MAX: disarmed */
@@ -43,28 +52,74 @@ static void deadlines_on_fire(void *item, void *ctx)
         d->fire(item, d->ctx);
 }
 
+/* The spans added since the last look are fixed at this one, now_ns, a reading taken
+ * after each was added: none can fire early. No add below fails: every add reserves
+ * room in the wheel for the spans too, and each span is due after the wheel's clock
+ * (ns > 0, and a now_ns no older than the last look's; the floor keeps a caller's
+ * stale reading from dropping a span). */
+static void deadlines_fix(ld_deadlines *d, uint64_t now_ns)
+{
+    uint64_t floor = d->wheel.now + 1;
+    size_t i;
+
+    for (i = 0; i < d->later_n; i++) {
+        uint64_t due = ld_wheel_tick_ceil(now_ns + d->later[i].ns);
+        (void)ld_wheel_add(&d->wheel, d->later[i].item, due > floor ? due : floor);
+    }
+    d->later_n = 0;
+}
+
 /* The poll handle is what keeps the loop alive, exactly while deadlines are pending. */
 void ld_deadlines_expire(ld_deadlines *d, uint64_t now_ns)
 {
+    deadlines_fix(d, now_ns);
     if (d->wheel.count == 0)
         return;
     ld_wheel_advance(&d->wheel, ld_wheel_tick_floor(now_ns), deadlines_on_fire, d);
-    if (d->wheel.count == 0)
+    if (d->wheel.count == 0 && d->later_n == 0)
         uv_unref((uv_handle_t *)&d->poll);
+}
+
+/* Room in the wheel for every deadline and span held, plus `more`. */
+static int deadlines_reserve(ld_deadlines *d, size_t more)
+{
+    return ld_wheel_reserve(&d->wheel, d->wheel.count + d->later_n + more);
 }
 
 int ld_deadlines_add(ld_deadlines *d, void *item, uint64_t at_ns)
 {
-    int rc = ld_wheel_add(&d->wheel, item, ld_wheel_tick_ceil(at_ns));
+    int rc = deadlines_reserve(d, 1);
 
-    if (rc == 0 && d->wheel.count == 1)
+    if (rc == 0)
+        rc = ld_wheel_add(&d->wheel, item, ld_wheel_tick_ceil(at_ns));
+    if (rc == 0)
         uv_ref((uv_handle_t *)&d->poll);
     return rc;
 }
 
+/* The spans are kept in one array, doubled as needed and reused from look to look. */
+int ld_deadlines_add_after(ld_deadlines *d, void *item, uint64_t ns)
+{
+    if (ns == 0)
+        return 1;
+    if (d->later_n == d->later_cap) {
+        size_t cap = d->later_cap != 0 ? 2 * d->later_cap : 256;
+        deadlines_later *later = realloc(d->later, cap * sizeof *later);
+        if (later == NULL)
+            return -ENOMEM;
+        d->later = later;
+        d->later_cap = cap;
+    }
+    if (deadlines_reserve(d, 1) != 0)
+        return -ENOMEM;
+    d->later[d->later_n++] = (deadlines_later){item, ns};
+    uv_ref((uv_handle_t *)&d->poll);
+    return 0;
+}
+
 size_t ld_deadlines_pending(const ld_deadlines *d)
 {
-    return d->wheel.count;
+    return d->wheel.count + d->later_n;
 }
 
 /* When the loop should wake for the wheel's next tick: at that tick, but no sooner than
@@ -82,15 +137,20 @@ static uint64_t deadlines_wake_ns(const ld_deadlines *d)
     return at > soonest ? at : soonest;
 }
 
-/* Before the loop polls. A timer set for an earlier wake-up than needed is left as it
+/* Before the loop polls, the spans added since the last look are fixed, on a reading
+ * of the clock taken now; the spans' single read per turn replaces one per add. A
+ * timer set for an earlier wake-up than needed is left as it
  * is: it wakes the loop once too often, which is cheaper than setting it every turn.
  * One that fired is always set again, if only to clear its readiness. */
 static void deadlines_on_prepare(uv_prepare_t *h)
 {
     ld_deadlines *d = h->data;
-    uint64_t at = deadlines_wake_ns(d);
     struct itimerspec its = {{0, 0}, {0, 0}};
+    uint64_t at;
 
+    if (d->later_n != 0)
+        deadlines_fix(d, uv_hrtime());
+    at = deadlines_wake_ns(d);
     if (!d->fired && at >= d->armed_ns)
         return;
     d->armed_ns = at;
@@ -123,6 +183,7 @@ static void deadlines_on_close(uv_handle_t *h)
         return;
     close(d->timer_fd);
     ld_wheel_fini(&d->wheel);
+    free(d->later);
     free(d);
 }
 

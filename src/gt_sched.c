@@ -864,9 +864,10 @@ void ld_gt_yield(void)
     sched_out_own(g->sched, g); /* a direct switch is own mode's */
 }
 
-/* The deadline is taken from the clock now, and a deadline never fires early. A set
- * that cannot grow leaves the thread yielding until its deadline instead: slower,
- * never wrong. */
+/* The deadline is fixed at the scheduler's next look at the clock, after this call: it
+ * never fires early, and late by at most the rest of the batch, the same bound its
+ * expiry already has. A sleep thus reads no clock of its own. A set that cannot grow
+ * leaves the thread yielding until its deadline instead: slower, never wrong. */
 void ld_gt_sleep_ns(uint64_t ns)
 {
     ld_gt *g = ld_gt_self();
@@ -877,13 +878,13 @@ void ld_gt_sleep_ns(uint64_t ns)
         return;
     if (ns > UINT64_MAX / 4)
         ns = UINT64_MAX / 4;
-    deadline = uv_hrtime() + ns;
-    rc = ns == 0 ? 1 : ld_deadlines_add(g->sched->sleepers, g, deadline);
+    rc = ld_deadlines_add_after(g->sched->sleepers, g, ns);
     if (rc == 0) {
         g->state = GT_SLEEPING;
         gt_block(g);
         return;
     }
+    deadline = uv_hrtime() + ns;
     do
         ld_gt_yield();
     while (rc < 0 && uv_hrtime() < deadline);

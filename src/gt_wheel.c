@@ -154,11 +154,19 @@ static void wheel_place(ld_wheel *w, void *item, uint64_t due)
 
 /* Growing comes first, so a failure leaves the wheel as it was. One batch is enough:
  * blocks_needed rises by at most two per pair, and it held before this add. */
+int ld_wheel_reserve(ld_wheel *w, size_t count)
+{
+    while (w->owned < blocks_needed(count))
+        if (wheel_grow(w) != 0)
+            return -ENOMEM;
+    return 0;
+}
+
 int ld_wheel_add(ld_wheel *w, void *item, uint64_t due)
 {
     if (due <= w->now)
         return 1;
-    if (w->owned < blocks_needed(w->count + 1) && wheel_grow(w) != 0)
+    if (ld_wheel_reserve(w, w->count + 1) != 0)
         return -ENOMEM;
     wheel_place(w, item, due);
     w->count++;

@@ -16,10 +16,10 @@
  * pointer the wheel never dereferences; it is handed back to the fire callback, so a
  * cascade reads only the wheel's own contiguous blocks, never the items' memory.
  *
- * Only ld_wheel_add allocates: it keeps the wheel owning enough blocks for every
- * cascade and firing to come, and returns -ENOMEM, adding nothing, when it cannot.
- * ld_wheel_advance never allocates, so it never fails. Blocks are kept until
- * ld_wheel_fini.
+ * Only ld_wheel_add and ld_wheel_reserve allocate: they keep the wheel owning enough
+ * blocks for every cascade and firing to come, and return -ENOMEM, adding nothing,
+ * when they cannot. ld_wheel_advance never allocates, so it never fails. Blocks are
+ * kept until ld_wheel_fini, so a reservation holds until then.
  *
  * The wheel does no I/O and knows no clock: its owner passes the time in.
  */
@@ -66,6 +66,10 @@ static inline uint64_t ld_wheel_tick_floor(uint64_t t)
 {
     return t >> LD_WHEEL_TICK_SHIFT;
 }
+
+/* Own blocks enough for `count` items, so that adds up to that count cannot fail:
+ * 0, or -ENOMEM when the wheel could not grow. */
+int ld_wheel_reserve(ld_wheel *w, size_t count);
 
 /* Add item, due at tick `due`. Returns 0; 1 without adding it when that tick has
  * already passed (the caller treats item as fired); -ENOMEM without adding it when

@@ -52,11 +52,22 @@ int ld_deadlines_open(ld_deadlines **out, uv_loop_t *loop, ld_deadline_fire fire
  * the next look. Callable from fire. */
 int ld_deadlines_add(ld_deadlines *d, void *item, uint64_t at_ns);
 
-/* Fire every deadline that has passed by now_ns, a uv_hrtime() reading, in deadline
- * order (items due in the same tick in the order they were added). */
+/* Fire item ns after the set's next look at the clock, which fixes its deadline: the
+ * next ld_deadlines_expire, or the loop's next turn. The clock is not read here, which
+ * saves one read per deadline for an owner that adds many between two looks. It never
+ * fires early; it fires later than a deadline taken from the clock now by at most the
+ * time to that look. Returns 0; 1, adding nothing, when ns is 0, so that the caller
+ * takes the item as fired now; -ENOMEM, adding nothing, when the set could not grow.
+ * Callable from fire. */
+int ld_deadlines_add_after(ld_deadlines *d, void *item, uint64_t ns);
+
+/* Fix the spans added since the last look at now_ns + ns, then fire every deadline
+ * that has passed by now_ns, in deadline order (items due in the same tick in the
+ * order they were added). now_ns is a uv_hrtime() reading taken after every
+ * ld_deadlines_add_after call since the last look, so that no span starts early. */
 void ld_deadlines_expire(ld_deadlines *d, uint64_t now_ns);
 
-/* Deadlines added and not yet fired. */
+/* Deadlines and spans added and not yet fired. */
 size_t ld_deadlines_pending(const ld_deadlines *d);
 
 /* Drop every pending deadline unfired, and free the set once the loop has run the

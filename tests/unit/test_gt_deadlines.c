@@ -8,6 +8,10 @@
  * - A deadline from before the set was opened is refused with 1; the loop stays alive
  * exactly while deadlines are pending, so uv_run returns on its own.
  * - A chain that adds its next step from fire, as a state machine does.
+ * - Spans (ld_deadlines_add_after): a chain of them, added from fire and from outside
+ *   the loop, each firing no sooner than its span after the clock read just before it
+ *   was added; they count as pending and keep the loop alive, and a span of 0 is
+ *   refused with 1.
  * - Closing from fire drops what is pending: nothing fires after it, and one more turn
  *   of the loop frees the set.
  */
@@ -128,6 +132,58 @@ static void test_chain(void)
     CHECK(uv_loop_close(&loop) == 0, "handles left");
 }
 
+/* Ten chains of twenty spans of 30 to 57 µs, each added from the last one's fire. */
+typedef struct span {
+    ld_deadlines *d;
+    int step;
+    uint64_t ns;       /* the span in flight */
+    uint64_t added_ns; /* uv_hrtime() just before it was added */
+} span;
+
+static void span_add(span *c)
+{
+    c->ns = (30 + 3 * (uint64_t)c->step) * US;
+    c->added_ns = uv_hrtime();
+    CHECK(ld_deadlines_add_after(c->d, c, c->ns) == 0, "add_after");
+}
+
+static void on_span(void *it, void *ctx)
+{
+    span *c = it;
+    uint64_t now = uv_hrtime();
+
+    (void)ctx;
+    CHECK(now >= c->added_ns + c->ns, "a span of %llu ns fired %llu ns early",
+          (unsigned long long)c->ns, (unsigned long long)(c->added_ns + c->ns - now));
+    if (++c->step < 20)
+        span_add(c);
+}
+
+static void test_spans(void)
+{
+    uv_loop_t loop;
+    ld_deadlines *d;
+    span c[10];
+    int k;
+
+    CHECK(uv_loop_init(&loop) == 0, "uv_loop_init");
+    CHECK(ld_deadlines_open(&d, &loop, on_span, NULL) == 0, "open");
+    CHECK(ld_deadlines_add_after(d, &c[0], 0) == 1, "a span of 0 was added");
+    for (k = 0; k < 10; k++) {
+        c[k] = (span){.d = d};
+        span_add(&c[k]);
+    }
+    CHECK(ld_deadlines_pending(d) == 10, "%zu pending, 10 spans added",
+          ld_deadlines_pending(d));
+    uv_run(&loop, UV_RUN_DEFAULT);
+    for (k = 0; k < 10; k++)
+        CHECK(c[k].step == 20, "chain %d stopped at step %d", k, c[k].step);
+    CHECK(ld_deadlines_pending(d) == 0, "pending after the run");
+    ld_deadlines_close(d);
+    uv_run(&loop, UV_RUN_NOWAIT);
+    CHECK(uv_loop_close(&loop) == 0, "handles left");
+}
+
 /* The first fire closes the set; the nine others due with it must not fire. */
 typedef struct closer {
     ld_deadlines *d;
@@ -162,6 +218,7 @@ int main(void)
 {
     test_order();
     test_chain();
+    test_spans();
     test_close_in_fire();
     return failures != 0;
 }
