@@ -38,11 +38,12 @@ void ld_models_done(ld_models_carrier *c)
     tasks_over(c, 1);
 }
 
-/* A deadline already past when added fires now; one the set had no room for ends
- * its task with the error. */
+/* The delay starts at the loop's next look at the clock, as a green sleep's does; a
+ * delay of 0 is over now, and one the set had no room for ends its task with the
+ * error. */
 void ld_models_delay(ld_models_carrier *c)
 {
-    int rc = ld_deadlines_add(c->delays, c, uv_hrtime() + c->delay_ns);
+    int rc = ld_deadlines_add_after(c->delays, c, c->delay_ns);
     if (rc == 1) {
         c->shape->resume(c, c);
     } else if (rc < 0) {
