@@ -29,11 +29,11 @@
 #include "gt_stats.h"
 #include "gt_switch.h"
 
-/* Resumes between two looks at the clock while threads are runnable; the loop itself is
- * polled at most every LD_SCHED_POLL_NS then, so its system call costs a busy carrier
- * next to nothing, while I/O and remote wake-ups wait 50 µs at most. Sleepers do not
- * wait for the poll: their deadlines are expired at every look at the clock. */
-#define LD_SCHED_BATCH 128
+/* Resumes between two looks at the clock while threads are runnable (gt.h); the loop
+ * itself is polled at most every LD_SCHED_POLL_NS then, so its system call costs a busy
+ * carrier next to nothing, while I/O and remote wake-ups wait 50 µs at most. Sleepers do
+ * not wait for the poll: their deadlines are expired at every look at the clock. */
+#define LD_SCHED_BATCH LD_GT_BATCH
 #define LD_SCHED_POLL_NS 50000u
 
 /* How far back in the run queue the scheduler starts fetching a thread's memory, and

@@ -151,8 +151,12 @@ uint64_t ld_gt_id(const ld_gt *g);
 /* In a green thread: let every other runnable green thread run once. */
 void ld_gt_yield(void);
 
+/* A busy scheduler looks at the clock at least once every LD_GT_BATCH resumes. */
+#define LD_GT_BATCH 128
+
 /* In a green thread: park for ns nanoseconds, a deadline in the carrier's set of
- * deadlines (deadlines.h), taken from the clock now. The sleep never ends early; a busy
+ * deadlines (deadlines.h), counted from the scheduler's next look at the clock, so
+ * that the sleep reads no clock of its own. The sleep never ends early; a busy
  * carrier wakes it within a tick of 16.4 µs, and an idle one at most about 150 µs
  * late, plus scheduling delay. Sleeping costs the same at a million sleepers as at
  * one. 0 behaves as yield. Should the set fail to grow (out of memory), the thread

@@ -65,32 +65,41 @@ static ld_gt *spawn(ld_sched *s, ld_gt_fn fn, void *arg, int joinable)
 typedef struct sleeper {
     uint64_t ns;   /* how long it sleeps */
     uint64_t t0;   /* uv_hrtime just before ld_gt_sleep_ns */
-    uint64_t t_up; /* a time after its sleep began: t0 of the next sleeper to start */
+    uint64_t t_up; /* a time after its deadline was fixed (see test_sleep_order) */
     uint64_t woke; /* uv_hrtime just after */
 } sleeper;
 
 static sleeper sleepers[SLEEPERS];
 static int sleep_wake_order[SLEEPERS], sleep_woken;
-static sleeper *sleep_last_started;
+static sleeper *sleep_started[SLEEPERS];
+static int sleep_starts;
 
 static void sleeper_run(void *arg)
 {
     sleeper *x = arg;
 
     x->t0 = uv_hrtime();
-    if (sleep_last_started != NULL)
-        sleep_last_started->t_up = x->t0;
-    sleep_last_started = x;
+    sleep_started[sleep_starts++] = x;
     ld_gt_sleep_ns(x->ns);
     x->woke = uv_hrtime();
     sleep_wake_order[sleep_woken++] = (int)(x - sleepers);
 }
 
-/* Runs after the last sleeper has started: the upper bound for that one. */
+/* A sleep's deadline is fixed at the scheduler's next look at the clock, which comes
+ * within LD_GT_BATCH resumes: before the sleeper that starts LD_GT_BATCH starts later
+ * has read its t0, since every start is a resume. The last ones are bounded by the
+ * marker, spawned last, once its own sleep is over: the look that ended it had fixed
+ * every sleep begun before it. */
 static void sleep_marker(void *arg)
 {
+    int i;
+
     (void)arg;
-    sleep_last_started->t_up = uv_hrtime();
+    ld_gt_sleep_ns(1);
+    uint64_t after = uv_hrtime();
+    for (i = 0; i < sleep_starts; i++)
+        sleep_started[i]->t_up =
+            i + LD_GT_BATCH < sleep_starts ? sleep_started[i + LD_GT_BATCH]->t0 : after;
 }
 
 /* Sleeper i sleeps perm[i] ms, a shuffle of 1..SLEEPERS, and is spawned in index
@@ -130,7 +139,7 @@ static void test_sleep_order(void)
     int i;
 
     sleep_woken = 0;
-    sleep_last_started = NULL;
+    sleep_starts = 0;
     run_sched(sleep_setup, NULL);
     CHECK(sleep_woken == SLEEPERS, "%d of %d sleepers woke", sleep_woken, SLEEPERS);
     for (i = 0; i < sleep_woken; i++) {
