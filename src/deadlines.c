@@ -138,10 +138,10 @@ static uint64_t deadlines_wake_ns(const ld_deadlines *d)
 }
 
 /* Before the loop polls, the spans added since the last look are fixed, on a reading
- * of the clock taken now; the spans' single read per turn replaces one per add. A
- * timer set for an earlier wake-up than needed is left as it
- * is: it wakes the loop once too often, which is cheaper than setting it every turn.
- * One that fired is always set again, if only to clear its readiness. */
+ * of the clock taken now: one read a turn instead of one an add. A timer set for an
+ * earlier wake-up than needed is left as it is: it wakes the loop once too often,
+ * which is cheaper than setting it every turn. One that fired is always set again, if
+ * only to clear its readiness. */
 static void deadlines_on_prepare(uv_prepare_t *h)
 {
     ld_deadlines *d = h->data;

@@ -152,8 +152,8 @@ static void wheel_place(ld_wheel *w, void *item, uint64_t due)
     slot_push(w, level, (unsigned)(due >> (level * WHEEL_BITS)) & WHEEL_MASK, item, due);
 }
 
-/* Growing comes first, so a failure leaves the wheel as it was. One batch is enough:
- * blocks_needed rises by at most two per pair, and it held before this add. */
+/* A batch at a time, until the bound holds for `count`; a failure leaves the batches
+ * already grown, which only add room. */
 int ld_wheel_reserve(ld_wheel *w, size_t count)
 {
     while (w->owned < blocks_needed(count))
@@ -162,6 +162,9 @@ int ld_wheel_reserve(ld_wheel *w, size_t count)
     return 0;
 }
 
+/* Growing comes first, so a failure leaves the wheel's items as they were. One batch
+ * is enough: blocks_needed rises by at most two per pair, and it held before this
+ * add. */
 int ld_wheel_add(ld_wheel *w, void *item, uint64_t due)
 {
     if (due <= w->now)
