@@ -10,7 +10,6 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "check.h"
 #include "settle.h"
@@ -18,7 +17,7 @@
 #define TRADES 3000
 #define SEED 20261202u
 
-/* The planned latency of trade i: the sum of its calls'. */
+/* A trade's planned latency: the sum of its calls'. */
 static int64_t planned_ns(const ld_settle_plan *plan)
 {
     int64_t total = 0;
