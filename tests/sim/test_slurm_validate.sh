@@ -65,11 +65,11 @@ calibrate() {
 validate() {
     local refs=() runs=() rep n k status=0
     calibrate
+    # Each round's reference just before its runs: its rates come from the same
+    # stretch of the machine's noise (as in sim.validate).
     for rep in $(seq "$REPS"); do
         run_job "ref$rep" 1
         refs+=(--reference "$WORK/ref$rep.h5")
-    done
-    for rep in $(seq "$REPS"); do
         for n in $(seq "$NODES"); do
             run_job "n$n.$rep" "$n"
             runs+=("$WORK/n$n.$rep.h5")

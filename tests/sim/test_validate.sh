@@ -23,13 +23,13 @@ grep Calibrated: "$work/local.xml"
 # shellcheck disable=SC2054 # the commas are inside one argument, a list of strategies
 args=(--trades 200000 --jobs settle --strategies green,callbacks --latency-scale 0.05
     --partition "$partition" --quiet)
-refs=()
+# Each round's reference runs just before its runs, so that the rates it gives were
+# measured in the same stretch of the machine's noise (a page-cache write here can take
+# three times as long for a minute, then recover).
+refs=() runs=()
 for rep in 1 2 3; do
     mpirun -n 1 "$bin" "${args[@]}" --output "$work/ref$rep.h5" > /dev/null
     refs+=(--reference "$work/ref$rep.h5")
-done
-runs=()
-for rep in 1 2 3; do
     for n in 1 2 3 4; do
         mpirun -n "$n" "$bin" "${args[@]}" --output "$work/n$n.$rep.h5" > /dev/null
         runs+=("$work/n$n.$rep.h5")
