@@ -163,18 +163,20 @@ def shared_cores(platform, factor):
     return t.name
 
 
-def simulate(skeleton, platform, ranks, args, cores=0):
+def simulate(skeleton, platform, ranks, args, cores=0, waits="poll"):
     """Run the skeleton on `ranks` simulated hosts; {phase: per-rank ns array}. With
     `cores`, the ranks shared one machine of that many cores when measured: its disk,
-    which every node's aggregator writes through, and its cores, where ranks that
-    outnumber them slow rank 0's own work by ranks/cores, as the real ranks' waits poll
-    the cores the working rank needs: what runs natively in the skeleton (the book),
-    the copies (shared_cores), rank 0's dealing, its percentile selection and the
-    aggregators' writes."""
+    which every node's aggregator writes through, and its cores. Where ranks outnumber
+    them the aggregators' writes, which every rank makes at once, go at cores/ranks of
+    a core; and where the waiting ranks poll (`waits`), they slow rank 0's own work
+    too: what runs natively in the skeleton (the book), the copies (shared_cores),
+    rank 0's dealing and its percentile selection. Ranks that yield leave those alone."""
     speed = max(1.0, ranks / cores) if cores else 1.0
     if cores:
         args = dict(args, **{"shared-disk": 1})
-    if speed > 1:
+    if speed > 1 and waits == "yield":
+        args = dict(args, **{"write-ns-per-byte": args["write-ns-per-byte"] * speed})
+    elif speed > 1:
         platform = shared_cores(platform, speed)
         args = dict(args, **{k: args[k] * speed
                              for k in ("copy-ns", "gather-ns", "write-ns-per-byte")},
@@ -199,7 +201,7 @@ def simulate(skeleton, platform, ranks, args, cores=0):
         sys.exit(f"predict.py: the simulation failed: {e.stderr.strip()[-500:]}")
     finally:
         os.unlink(h.name)
-        if speed > 1:
+        if speed > 1 and waits == "poll":
             os.unlink(platform)
     ph = {}
     for line in out.splitlines():
@@ -226,7 +228,8 @@ def validate(a):
     groups = {}
     for path in a.runs:
         args, ranks, measured = calibrate(path, rates)
-        predicted = summary(simulate(a.skeleton, a.platform, ranks, args, a.cores))
+        predicted = summary(simulate(a.skeleton, a.platform, ranks, args, a.cores,
+                                     a.waits))
         groups.setdefault(group_of(path, a.by), []).append((measured, predicted))
     failed = 0
     print(f"Validation on {os.path.basename(a.platform)}: measured against predicted, "
@@ -338,6 +341,9 @@ def main():
     v.add_argument("--cores", type=int, default=0,
                    help="cores of the one machine the measured ranks shared (its disk "
                    "too), else 0")
+    v.add_argument("--waits", choices=["poll", "yield"], default="poll",
+                   help="how the measured ranks waited, where they outnumbered --cores: "
+                   "polling, or yielding their core (Open MPI's mpi_yield_when_idle)")
     v.add_argument("--by", choices=["ranks", "nodes"], default="ranks",
                    help="group the runs by their ranks (default) or their nodes")
     v.add_argument("runs", nargs="+")

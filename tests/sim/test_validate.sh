@@ -35,11 +35,12 @@ for rep in 1 2 3; do
         runs+=("$work/n$n.$rep.h5")
     done
 done
-# No --cores: under mpirun Open MPI knows the ranks outnumber the cores, and its
-# waiting ranks yield, so they do not slow rank 0's work (the Slurm test's ranks, on
-# nodes that seem to own their CPUs, poll, and are validated with --cores).
+# The ranks share this machine's cores and disk (--cores). Under mpirun Open MPI knows
+# they outnumber the cores, and its waiting ranks yield (--waits yield): they slow the
+# writes every rank makes at once, not rank 0's own work (the Slurm test's ranks, on
+# nodes that seem to own their CPUs, poll).
 status=0
-"$py" "$top/sim/predict.py" validate --skeleton "$skel" \
+"$py" "$top/sim/predict.py" validate --cores "$(nproc)" --waits yield --skeleton "$skel" \
     --platform "$work/local.xml" "${refs[@]}" "${runs[@]}" \
     > "$work/validation.md" || status=$?
 cat "$work/validation.md"
