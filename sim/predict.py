@@ -174,13 +174,14 @@ def simulate(skeleton, platform, ranks, args, cores=0, waits="poll"):
     speed = max(1.0, ranks / cores) if cores else 1.0
     if cores:
         args = dict(args, **{"shared-disk": 1})
-    if speed > 1 and waits == "yield":
-        args = dict(args, **{"write-ns-per-byte": args["write-ns-per-byte"] * speed})
-    elif speed > 1:
+    polled = speed > 1 and waits == "poll"
+    slowed = ("copy-ns", "gather-ns", "write-ns-per-byte") if polled else \
+        ("write-ns-per-byte",)
+    if speed > 1:
+        args = dict(args, **{k: args[k] * speed for k in slowed})
+    if polled:
         platform = shared_cores(platform, speed)
-        args = dict(args, **{k: args[k] * speed
-                             for k in ("copy-ns", "gather-ns", "write-ns-per-byte")},
-                    **{"native-slowdown": speed})
+        args = dict(args, **{"native-slowdown": speed})
     with tempfile.NamedTemporaryFile("w", suffix=".hosts", delete=False) as h:
         h.write("".join(f"node-{i}\n" for i in range(ranks)))
     # The skeleton keeps no mutable globals, so SMPI need not privatize them (faster).
@@ -201,7 +202,7 @@ def simulate(skeleton, platform, ranks, args, cores=0, waits="poll"):
         sys.exit(f"predict.py: the simulation failed: {e.stderr.strip()[-500:]}")
     finally:
         os.unlink(h.name)
-        if speed > 1 and waits == "poll":
+        if polled:
             os.unlink(platform)
     ph = {}
     for line in out.splitlines():
