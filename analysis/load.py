@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 import h5py
 import numpy as np
 
-SCHEMA_VERSION = 1
+# The versions read alike: 2 only dropped two /trades columns that the analysis never
+# read, as the other columns give them.
+SCHEMA_VERSIONS = (1, 2)
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 HDF5_SUFFIXES = (".h5", ".hdf5")
 # A job's options (sims, latency_scale, ...) are written only when the job ran, so only
@@ -237,14 +239,15 @@ def _check_signature(path):
 
 
 def _check_schema(f):
-    """Refuse other schema versions outright: reading them as version 1 would give wrong
-    numbers without any error."""
+    """Refuse other schema versions outright: reading them as a known one would give
+    wrong numbers without any error."""
     if "schema_version" not in f.attrs:
         raise SchemaRefused("no schema_version attribute: not a loomdist file")
     version = int(f.attrs["schema_version"])
-    if version != SCHEMA_VERSION:
-        raise SchemaRefused(f"schema_version {version}, this analysis reads version "
-                         f"{SCHEMA_VERSION}")
+    if version not in SCHEMA_VERSIONS:
+        known = " and ".join(str(v) for v in SCHEMA_VERSIONS)
+        raise SchemaRefused(f"schema_version {version}, this analysis reads versions "
+                         f"{known}")
     missing = [name for name in ROOT_ATTRS if name not in f.attrs]
     if missing:
         raise InputError(f"root attributes missing: {', '.join(missing)}")

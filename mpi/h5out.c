@@ -367,25 +367,24 @@ static void write_ranks(writer *w, const ld_h5_context *c)
     H5Gclose(g);
 }
 
-/* /trades, its columns filled in one pass over the book. */
+/* /trades, its columns filled in one pass over the book. What a trade's fields give
+ * exactly is not written: the notional is price_cents * quantity (book.h), and the
+ * rank that held a row follows from /ranks/trades, as rows are in rank order. */
 static void write_trades(writer *w, const ld_h5_context *c, slab s)
 {
     size_t n = c->share->n;
     const ld_trade *t = c->share->trades;
     uint64_t *id = (uint64_t *)w->cols;
-    int64_t *price = (int64_t *)(id + n), *notional = price + n;
-    char *symbol = (char *)(notional + n);
+    int64_t *price = (int64_t *)(id + n);
+    char *symbol = (char *)(price + n);
     uint32_t *quantity = (uint32_t *)(symbol + n * LD_SYMBOL_LEN), *cpty = quantity + n;
-    int32_t *rank = (int32_t *)(cpty + n);
-    uint8_t *side = (uint8_t *)(rank + n);
+    uint8_t *side = (uint8_t *)(cpty + n);
     for (size_t i = 0; i < n; i++) {
         id[i] = t[i].id;
         price[i] = t[i].price_cents;
-        notional[i] = t[i].notional_cents;
         memcpy(symbol + i * LD_SYMBOL_LEN, t[i].symbol, LD_SYMBOL_LEN);
         quantity[i] = t[i].quantity;
         cpty[i] = t[i].counterparty;
-        rank[i] = w->rank;
         side[i] = t[i].side;
     }
     hid_t g = H5Gcreate2(w->file, "trades", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -396,10 +395,8 @@ static void write_trades(writer *w, const ld_h5_context *c, slab s)
     write_column(w, g, "side", H5T_NATIVE_UINT8, s, side, "");
     write_column(w, g, "quantity", H5T_NATIVE_UINT32, s, quantity, "shares");
     write_column(w, g, "price_cents", H5T_NATIVE_INT64, s, price, "cents");
-    write_column(w, g, "notional_cents", H5T_NATIVE_INT64, s, notional, "cents");
     write_column(w, g, "counterparty", H5T_NATIVE_UINT32, s, cpty, "");
     write_column(w, g, "symbol", sym, s, symbol, "");
-    write_column(w, g, "rank", H5T_NATIVE_INT32, s, rank, "");
     H5Tclose(sym);
     H5Gclose(g);
 }

@@ -16,12 +16,13 @@
 #include "phases.h"
 #include "run.h"
 
-#define LD_SCHEMA_VERSION 1
+/* 2: /trades no longer holds notional_cents and rank, which its other columns give. */
+#define LD_SCHEMA_VERSION 2
 
-/* The bytes of one trade's row in /trades: id, price, notional, symbol, quantity,
- * counterparty, rank and side. */
+/* The bytes of one trade's row in /trades: id, price, symbol, quantity, counterparty
+ * and side. */
 #define LD_H5_TRADE_ROW_BYTES                                                            \
-    (3 * sizeof(int64_t) + LD_SYMBOL_LEN + 3 * sizeof(uint32_t) + 1)
+    (2 * sizeof(int64_t) + LD_SYMBOL_LEN + 2 * sizeof(uint32_t) + 1)
 
 typedef struct ld_h5_context {
     const ld_options *o;

@@ -225,7 +225,7 @@ def _write_var(f, strategies, counts, sims, cpus, noise, rng, book):
 
 def write_run(path, ranks=1, nodes=1, trades=400, seed=42, sims=2000, latency_scale=0.02,
               iterations=5, jobs=("settle", "var"), settle=SETTLE, var=VAR,
-              schema_version=1, listed_jobs=None, cores_per_node=2, noise_seed=0,
+              schema_version=2, listed_jobs=None, cores_per_node=2, noise_seed=0,
               stack_mode=None, strings="utf8", partition="block", options=None,
               result_options=False, units=False, iteration_kept=None,
               job_result_options=False):

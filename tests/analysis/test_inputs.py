@@ -42,16 +42,29 @@ class NothingUsable(unittest.TestCase):
         os.remove(os.path.join(bad, "good.h5"))
         with open(os.path.join(bad, "text.h5"), "w") as dst:
             dst.write("not hdf5\n")
-        synth.write_run(os.path.join(bad, "future.h5"), schema_version=2)
+        synth.write_run(os.path.join(bad, "future.h5"), schema_version=3)
         status, stderr, _ = report(bad, os.path.join(WORK, "missing.h5"),
                                    out=os.path.join(WORK, "bad-report"))
         self.assertEqual(status, 2)
         for expected in ("cut.h5: skipped: truncated or corrupt HDF5 file",
                          "text.h5: skipped: not an HDF5 file",
-                         "future.h5: refused: schema_version 2",
+                         "future.h5: refused: schema_version 3",
                          "missing.h5: no such file or folder"):
             self.assertIn(expected, stderr)
         self.assertNotIn("Traceback", stderr)
+
+
+class OlderSchema(unittest.TestCase):
+    """A schema 1 file, from before /trades lost its two derived columns, is read as
+    before: what the analysis reads is the same in both."""
+    def test_schema_1_is_read(self):
+        runs = folder("schema-1")
+        synth.write_run(os.path.join(runs, "v1.h5"), schema_version=1)
+        out = os.path.join(WORK, "schema-1-report")
+        status, stderr, _ = report(runs, out=out)
+        self.assertEqual(status, 0, stderr)
+        self.assertNotIn("refused", stderr)
+        self.assertTrue(rows(out, "seed"))
 
 
 class PartialAndMixed(unittest.TestCase):
@@ -68,7 +81,7 @@ class PartialAndMixed(unittest.TestCase):
         synth.write_run(os.path.join(cls.runs, "seed7.h5"), ranks=1, seed=7)
         synth.write_run(os.path.join(cls.runs, "lost-var.h5"), ranks=2, jobs=("settle",),
                         listed_jobs=("settle", "var"), noise_seed=3)
-        synth.write_run(os.path.join(cls.runs, "v2.h5"), schema_version=2)
+        synth.write_run(os.path.join(cls.runs, "v3.h5"), schema_version=3)
         with open(os.path.join(cls.runs, "readme.h5"), "w") as handle:
             handle.write("notes\n")
         cls.out = os.path.join(WORK, "mixed-report")
@@ -79,7 +92,7 @@ class PartialAndMixed(unittest.TestCase):
         self.assertNotIn("Traceback", self.stderr)
 
     def test_each_problem_is_one_line_in_report_and_stderr(self):
-        for name, words in (("v2.h5", "refused: schema_version 2"),
+        for name, words in (("v3.h5", "refused: schema_version 3"),
                             ("readme.h5", "not an HDF5 file"),
                             ("lost-var.h5", "job var is listed")):
             lines = [line for line in self.text.splitlines() if name in line and words in line]
