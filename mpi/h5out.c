@@ -2,6 +2,7 @@
 #include "h5out.h"
 
 #include <hdf5.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,44 @@ typedef struct writer {
     hid_t dxpl; /* collective transfers */
     int rank, size;
     int failed;
-    char *cols; /* this rank's per-trade columns, one after another (cols_alloc) */
+    char *cols; /* this rank's per-trade columns, one after another, and the scratch
+                   of the small datasets rank 0 writes alone (cols_alloc) */
 } writer;
+
+/* One rank's row of /ranks, gathered to rank 0 as bytes: every rank runs the same
+ * binary. */
+typedef struct rank_row {
+    char node_name[LD_NODE_NAME_MAX];
+    int64_t pid;
+    uint64_t trades;
+    int local_rank, cpus, first_cpu;
+    uint8_t oversubscribed;
+} rank_row;
+
+/* One [iterations][ranks] dataset of a strategy: its name, its type of 8 bytes, its
+ * unit. */
+typedef struct per_iteration {
+    char name[64];
+    hid_t type;
+    const char *unit;
+} per_iteration;
+
+/* How many [iterations][ranks] datasets a strategy has: its metrics, the p50, p99 and
+ * max of each percentile column, and its named figures. */
+static size_t per_iteration_count(const ld_record *r)
+{
+    size_t figures = r->iterations ? r->figures[0].n : 0;
+    return LD_METRICS_N + r->npct * LD_PCTS + figures;
+}
+
+/* The scratch a strategy's per-iteration datasets need: their descriptions, this
+ * rank's values, every rank's on rank 0, and one dataset transposed. */
+static size_t per_iteration_bytes(const ld_record *r, int ranks)
+{
+    size_t n = per_iteration_count(r), rows = r->iterations;
+    return n * sizeof(per_iteration) +
+           sizeof(uint64_t) * rows * (n + n * (size_t)ranks + (size_t)ranks);
+}
 
 /* The columns' buffer is faulted in by their fill, inside the write's time: in huge
  * pages that is one fault per 2 MiB instead of 512, which took a million-row fill on
@@ -32,15 +69,20 @@ typedef struct writer {
 
 /* Room for every per-trade column of /trades, and then of each strategy in turn,
  * filled in one pass over the rows: a pass per column read the whole book (48 bytes
- * a trade) again for each of its seven fields. 0, or -1. */
-static int cols_alloc(writer *w, const ld_run *run, size_t n)
+ * a trade) again for each of its seven fields. The same room is the scratch of the
+ * small datasets, so that a failure to allocate is agreed on once: w->cols is NULL
+ * where there was no room. */
+static void cols_alloc(writer *w, const ld_run *run, size_t n)
 {
     size_t width = LD_H5_TRADE_ROW_BYTES;
+    size_t bytes = (size_t)w->size * (sizeof(rank_row) + LD_NODE_NAME_MAX);
     for (size_t i = 0; i < run->n; i++) {
         size_t row = ld_job_row_bytes(run->rec[i].job);
+        size_t small = per_iteration_bytes(&run->rec[i], w->size);
         width = row > width ? row : width;
+        bytes = small > bytes ? small : bytes;
     }
-    size_t bytes = (n ? n : 1) * width;
+    bytes = n * width > bytes ? n * width : bytes;
     void *cols = NULL;
     if (bytes < COLS_HUGE_PAGE)
         cols = malloc(bytes);
@@ -49,7 +91,6 @@ static int cols_alloc(writer *w, const ld_run *run, size_t n)
     else
         cols = NULL;
     w->cols = cols;
-    return w->cols ? 0 : -1;
 }
 
 /* Write a 1-D dataset of `total` rows, this rank's `count` rows at `offset`. Every
@@ -79,30 +120,19 @@ static void write_column(writer *w, hid_t loc, const char *name, hid_t type, sla
     }
 }
 
-/* A [rows][ranks] dataset of which this rank writes column `rank`; returns it open,
- * for attributes, or a negative id. */
-static hid_t write_per_rank_typed(writer *w, hid_t loc, const char *name, hid_t type,
-                                  const void *col, hsize_t rows)
+/* A dataset every rank creates, as metadata calls must be collective, and rank 0
+ * writes whole from buf, alone: a small dataset's collective write cost a meeting of
+ * every rank for a few bytes each. */
+static void write_whole(writer *w, hid_t loc, const char *name, hid_t type, int ndims,
+                        const hsize_t *dims, const void *buf, const char *unit)
 {
-    hsize_t dims[2] = {rows, (hsize_t)w->size};
-    hid_t fspace = H5Screate_simple(2, dims, NULL);
+    hid_t space = H5Screate_simple(ndims, dims, NULL);
     hid_t dset =
-        H5Dcreate2(loc, name, type, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    hsize_t start[2] = {0, (hsize_t)w->rank}, count[2] = {rows, 1};
-    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL);
-    hid_t mspace = H5Screate_simple(2, count, NULL);
-    if (dset < 0 || H5Dwrite(dset, type, mspace, fspace, w->dxpl, col) < 0)
+        H5Dcreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (dset < 0 ||
+        (w->rank == 0 && H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0))
         w->failed = 1;
-    H5Sclose(mspace);
-    H5Sclose(fspace);
-    return dset;
-}
-
-/* A [rows][ranks] dataset of which this rank writes column `rank`, with its unit. */
-static void write_per_rank(writer *w, hid_t loc, const char *name, hid_t type,
-                           const void *col, hsize_t rows, const char *unit)
-{
-    hid_t dset = write_per_rank_typed(w, loc, name, type, col, rows);
+    H5Sclose(space);
     if (dset >= 0) {
         attr_string(w, dset, "unit", unit);
         H5Dclose(dset);
@@ -259,59 +289,6 @@ static void write_job_options(writer *w, hid_t group, const ld_job *job)
     attr_string(w, group, "result_options", list);
 }
 
-/* The instruction-set flags that change how fast a kernel may run: a run's figures
- * are only comparable with runs that had the same. */
-static const char *const cpu_flags_kept[] = {
-    "sse2",     "sse4_2",   "avx",      "avx2",  "fma", "avx512f",
-    "avx512dq", "avx512bw", "avx512vl", "asimd", "sve", NULL};
-
-/* Whether the space-separated list `list` has the word w. */
-static int has_word(const char *list, const char *w)
-{
-    size_t n = strlen(w);
-    for (const char *p = list; (p = strstr(p, w)) != NULL; p += n)
-        if ((p == list || p[-1] == ' ' || p[-1] == '\t') &&
-            (p[n] == ' ' || p[n] == '\n' || p[n] == '\0'))
-            return 1;
-    return 0;
-}
-
-/* This CPU's model name and its kept flags, from /proc/cpuinfo ("" where it says
- * nothing, as off Linux). */
-static void cpu_identity(char *model, size_t mlen, char *flags, size_t flen)
-{
-    model[0] = flags[0] = '\0';
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[8192];
-    while (f && fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (!colon)
-            continue;
-        const char *v = colon + 1 + (colon[1] == ' ');
-        if (!model[0] && strncmp(line, "model name", 10) == 0)
-            snprintf(model, mlen, "%.*s", (int)strcspn(v, "\n"), v);
-        if (!flags[0] &&
-            (strncmp(line, "flags", 5) == 0 || strncmp(line, "Features", 8) == 0))
-            for (size_t k = 0; cpu_flags_kept[k]; k++)
-                if (has_word(v, cpu_flags_kept[k]))
-                    snprintf(flags + strlen(flags), flen - strlen(flags), "%s%s",
-                             flags[0] ? "," : "", cpu_flags_kept[k]);
-    }
-    if (f)
-        fclose(f);
-}
-
-/* Rank 0's CPU model and flags, as root attributes every rank writes alike. */
-static void write_cpu_attrs(writer *w)
-{
-    char model[256], flags[256];
-    cpu_identity(model, sizeof model, flags, sizeof flags);
-    MPI_Bcast(model, sizeof model, MPI_CHAR, 0, w->comm);
-    MPI_Bcast(flags, sizeof flags, MPI_CHAR, 0, w->comm);
-    attr_string(w, w->file, "cpu_model", model);
-    attr_string(w, w->file, "cpu_flags", flags);
-}
-
 static void write_root_attrs(writer *w, const ld_h5_context *c)
 {
     char mpi[MPI_MAX_LIBRARY_VERSION_STRING], jobs[256];
@@ -338,32 +315,51 @@ static void write_root_attrs(writer *w, const ld_h5_context *c)
     attr_i32(w, root, "iterations", (int)c->o->iterations);
     attr_string(w, root, "slurm_job_id", job_id ? job_id : "");
     attr_string(w, root, "jobs", jobs);
-    write_cpu_attrs(w);
+    attr_string(w, root, "cpu_model", c->cpu->model);
+    attr_string(w, root, "cpu_flags", c->cpu->flags);
 }
 
-/* /ranks: one row per rank, each rank writing its own. */
+/* One field of every rank's row, gathered on rank 0, as the dataset /ranks/<name>;
+ * rank 0 lays the field's values out in a column after the rows. */
+static void write_rank_field(writer *w, hid_t g, const char *name, hid_t type,
+                             const rank_row *rows, size_t offset, size_t bytes,
+                             const char *unit)
+{
+    char *col = (char *)(rows + w->size);
+    for (int r = 0; w->rank == 0 && r < w->size; r++)
+        memcpy(col + (size_t)r * bytes, (const char *)&rows[r] + offset, bytes);
+    hsize_t ranks = (hsize_t)w->size;
+    write_whole(w, g, name, type, 1, &ranks, col, unit);
+}
+
+#define WRITE_RANK_FIELD(w, g, type, rows, field, unit)                                  \
+    write_rank_field(w, g, #field, type, rows, offsetof(rank_row, field),                \
+                     sizeof((rows)->field), unit)
+
+/* /ranks: one row per rank, gathered on rank 0 in one call and written there. */
 static void write_ranks(writer *w, const ld_h5_context *c)
 {
+    rank_row mine = {.pid = (int64_t)getpid(), /* runs in fresh processes show it */
+                     .trades = c->share->n,
+                     .local_rank = c->node->local_rank,
+                     .cpus = (int)c->node->cpus.n,
+                     .first_cpu = c->node->cpus.n ? c->node->cpus.id[0] : -1,
+                     .oversubscribed = (uint8_t)c->node->oversubscribed};
+    memcpy(mine.node_name, c->node->name, strnlen(c->node->name, LD_NODE_NAME_MAX - 1));
+    rank_row *rows = (rank_row *)(void *)w->cols;
+    MPI_Gather(&mine, sizeof mine, MPI_BYTE, rows, sizeof mine, MPI_BYTE, 0, w->comm);
     hid_t g = H5Gcreate2(w->file, "ranks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    slab s = {.total = (hsize_t)w->size, .offset = (hsize_t)w->rank, .count = 1};
     hid_t name = H5Tcopy(H5T_C_S1);
     H5Tset_size(name, LD_NODE_NAME_MAX);
     H5Tset_strpad(name, H5T_STR_NULLPAD);
-    char padded[LD_NODE_NAME_MAX] = {0};
-    memcpy(padded, c->node->name, strnlen(c->node->name, LD_NODE_NAME_MAX - 1));
-    write_column(w, g, "node_name", name, s, padded, "");
+    WRITE_RANK_FIELD(w, g, name, rows, node_name, "");
     H5Tclose(name);
-    int cpus = (int)c->node->cpus.n, first = c->node->cpus.n ? c->node->cpus.id[0] : -1;
-    uint64_t trades = c->share->n;
-    uint8_t over = (uint8_t)c->node->oversubscribed;
-    /* The rank's process: runs repeated in fresh processes can show they were. */
-    int64_t pid = (int64_t)getpid();
-    write_column(w, g, "local_rank", H5T_NATIVE_INT, s, &c->node->local_rank, "");
-    write_column(w, g, "pid", H5T_NATIVE_INT64, s, &pid, "");
-    write_column(w, g, "cpus", H5T_NATIVE_INT, s, &cpus, "CPUs");
-    write_column(w, g, "first_cpu", H5T_NATIVE_INT, s, &first, "");
-    write_column(w, g, "trades", H5T_NATIVE_UINT64, s, &trades, "trades");
-    write_column(w, g, "oversubscribed", H5T_NATIVE_UINT8, s, &over, "");
+    WRITE_RANK_FIELD(w, g, H5T_NATIVE_INT, rows, local_rank, "");
+    WRITE_RANK_FIELD(w, g, H5T_NATIVE_INT64, rows, pid, "");
+    WRITE_RANK_FIELD(w, g, H5T_NATIVE_INT, rows, cpus, "CPUs");
+    WRITE_RANK_FIELD(w, g, H5T_NATIVE_INT, rows, first_cpu, "");
+    WRITE_RANK_FIELD(w, g, H5T_NATIVE_UINT64, rows, trades, "trades");
+    WRITE_RANK_FIELD(w, g, H5T_NATIVE_UINT8, rows, oversubscribed, "");
     H5Gclose(g);
 }
 
@@ -457,54 +453,56 @@ static void write_results(writer *w, hid_t g, const ld_record *r, slab s)
     }
 }
 
-/* The [iterations][ranks] metric datasets of one strategy, then the percentiles of
- * each percentile column, named p50_<unit>, p99_<unit> and max_<unit>. */
-static int write_metrics(writer *w, hid_t g, const ld_record *r)
+/* A strategy's per-iteration datasets, described in d[0..n), and this rank's values
+ * of each, v[k * rows + it], 8 bytes a value. */
+static void per_iteration_values(const ld_record *r, per_iteration *d, uint64_t *v)
 {
     static const char *const pct_names[LD_PCTS] = {"p50", "p99", "max"};
-    hsize_t rows = r->iterations;
-    int64_t *col = malloc((rows ? rows : 1) * sizeof *col);
-    if (!col)
-        return -1;
-    for (size_t k = 0; k < LD_METRICS_N; k++) {
-        for (hsize_t it = 0; it < rows; it++)
-            col[it] = ld_metrics_get(&r->metrics[it], k);
-        write_per_rank(w, g, ld_metrics_fields[k].name, H5T_NATIVE_INT64, col, rows,
-                       ld_metrics_fields[k].unit);
+    size_t rows = r->iterations, k = 0;
+    for (size_t m = 0; m < LD_METRICS_N; m++, k++) {
+        snprintf(d[k].name, sizeof d[k].name, "%s", ld_metrics_fields[m].name);
+        d[k].type = H5T_NATIVE_INT64, d[k].unit = ld_metrics_fields[m].unit;
+        for (size_t it = 0; it < rows; it++)
+            v[k * rows + it] = (uint64_t)ld_metrics_get(&r->metrics[it], m);
     }
     for (size_t c = 0; c < r->npct; c++) {
         const ld_column *pc = ld_job_column(r->job, LD_COL_PERCENTILES, c);
-        for (int k = 0; k < LD_PCTS; k++) {
-            char name[64];
-            snprintf(name, sizeof name, "%s_%s", pct_names[k], pc->unit);
-            for (hsize_t it = 0; it < rows; it++)
-                col[it] = ld_record_pct(r, (unsigned)it, c)[k];
-            write_per_rank(w, g, name, H5T_NATIVE_INT64, col, rows, pc->unit);
+        for (int p = 0; p < LD_PCTS; p++, k++) {
+            snprintf(d[k].name, sizeof d[k].name, "%s_%s", pct_names[p], pc->unit);
+            d[k].type = H5T_NATIVE_INT64, d[k].unit = pc->unit;
+            for (size_t it = 0; it < rows; it++)
+                v[k * rows + it] = (uint64_t)ld_record_pct(r, (unsigned)it, c)[p];
         }
     }
-    free(col);
-    return 0;
+    for (size_t f = 0; rows && f < r->figures[0].n; f++, k++) {
+        snprintf(d[k].name, sizeof d[k].name, "%s", r->figures[0].v[f].name);
+        d[k].type = H5T_NATIVE_DOUBLE, d[k].unit = r->figures[0].v[f].unit;
+        for (size_t it = 0; it < rows; it++) {
+            double x = f < r->figures[it].n ? r->figures[it].v[f].value : 0.0;
+            memcpy(&v[k * rows + it], &x, sizeof x);
+        }
+    }
 }
 
-/* A strategy's named figures: one [iterations][ranks] float64 dataset each, named as
- * the figure, with its unit as the attribute `unit`. Every rank reports the same names
- * in the same order, as the collective creates need. */
-static int write_figures(writer *w, hid_t g, const ld_record *r)
+/* The [iterations][ranks] datasets of one strategy, named as per_iteration_values
+ * says: every rank's values gathered on rank 0 in one call, and written there. Every
+ * rank reports the same names in the same order, as the collective creates need. */
+static void write_per_iteration(writer *w, hid_t g, const ld_record *r)
 {
-    hsize_t rows = r->iterations;
-    if (rows == 0 || r->figures[0].n == 0)
-        return 0;
-    double *col = malloc(rows * sizeof *col);
-    if (!col)
-        return -1;
-    for (size_t k = 0; k < r->figures[0].n; k++) {
-        const ld_figure *f = &r->figures[0].v[k];
-        for (hsize_t it = 0; it < rows; it++)
-            col[it] = k < r->figures[it].n ? r->figures[it].v[k].value : 0.0;
-        write_per_rank(w, g, f->name, H5T_NATIVE_DOUBLE, col, rows, f->unit);
+    size_t n = per_iteration_count(r), rows = r->iterations, ranks = (size_t)w->size;
+    per_iteration *d = (per_iteration *)(void *)w->cols;
+    uint64_t *mine = (uint64_t *)(d + n), *all = mine + n * rows,
+             *ds = all + n * rows * ranks;
+    per_iteration_values(r, d, mine);
+    MPI_Gather(mine, (int)(n * rows), MPI_UINT64_T, all, (int)(n * rows), MPI_UINT64_T, 0,
+               w->comm);
+    hsize_t dims[2] = {rows, ranks};
+    for (size_t k = 0; k < n; k++) {
+        for (size_t rk = 0; w->rank == 0 && rk < ranks; rk++)
+            for (size_t it = 0; it < rows; it++)
+                ds[it * ranks + rk] = all[(rk * n + k) * rows + it];
+        write_whole(w, g, d[k].name, d[k].type, 2, dims, ds, d[k].unit);
     }
-    free(col);
-    return 0;
 }
 
 /* /<job>/<strategy>: attributes, per-trade results, per-iteration metrics. */
@@ -528,10 +526,10 @@ static int write_strategy(writer *w, const ld_options *o, const ld_record *r, sl
     if (ld_job_reports(r->job, LD_REPORT_BOUND))
         attr_i64(w, g, r->job->bound_attr, ld_record_bound(o, r));
     write_results(w, g, r, s);
-    int rc = write_metrics(w, g, r) | write_figures(w, g, r);
+    write_per_iteration(w, g, r);
     H5Gclose(g);
     H5Gclose(job);
-    return rc;
+    return 0;
 }
 
 /* /ranks/phase_ns, [phases][ranks] as the per-iteration datasets, its phase names in
@@ -624,11 +622,11 @@ int ld_h5_write(MPI_Comm comm, const ld_h5_context *c)
     MPI_Comm_rank(comm, &w.rank);
     MPI_Comm_size(comm, &w.size);
     slab s = {.total = c->o->trades, .offset = c->share->offset, .count = c->share->n};
-    int have_cols = cols_alloc(&w, c->run, c->share->n) == 0;
+    cols_alloc(&w, c->run, c->share->n);
     w.file = create_file(comm, tmp);
-    int ok = w.file >= 0 && have_cols;
+    int ok = w.file >= 0 && w.cols;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
-    if (ok) {
+    if (ok && w.cols) { /* the room is on every rank where ok is */
         w.dxpl = H5Pcreate(H5P_DATASET_XFER);
         H5Pset_dxpl_mpio(w.dxpl, H5FD_MPIO_COLLECTIVE);
         ok = write_all(&w, c, s) == 0;

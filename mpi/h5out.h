@@ -1,6 +1,8 @@
 /* h5out.h: the results file, written collectively with parallel HDF5.
  *
- * Every rank writes its own hyperslab of every dataset in one collective call. The
+ * Every rank writes its own hyperslab of every per-trade dataset in one collective
+ * call; the small datasets (/ranks, each strategy's [iterations][ranks] figures) are
+ * gathered to rank 0 in one call each and written there alone. The
  * file is written under a temporary name and renamed only when every rank succeeded,
  * so a crash or an error never leaves a half file under the output name. The layout
  * is the one README.md documents: one dataset per column.
@@ -10,6 +12,7 @@
 
 #include <mpi.h>
 
+#include "cpuinfo.h"
 #include "node.h"
 #include "options.h"
 #include "partition.h"
@@ -32,6 +35,7 @@ typedef struct ld_h5_context {
     ld_phases *phases;        /* the write ends its phase, then records them all */
     const char *command_line; /* the same on every rank */
     const char *date;         /* rank 0's start time, broadcast */
+    const ld_cpuinfo *cpu;    /* rank 0's CPU, broadcast */
 } ld_h5_context;
 
 /* The temporary name a run writes before the rename: "<output>.tmp". A run that died

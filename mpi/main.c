@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpuinfo.h"
 #include "h5out.h"
 #include "interrupt.h"
 #include "node.h"
@@ -94,7 +95,9 @@ static int check_run(MPI_Comm comm, const ld_options *o, char *err, size_t errle
 }
 
 /* The disk may have filled up during the run: look again before the write, since
- * parallel HDF5 can crash or hang on a write refused for want of space. */
+ * parallel HDF5 can crash or hang on a write refused for want of space. Rank 0 looks
+ * once it has printed the tables; the reduction that tells every rank is the meeting
+ * that ends the gather, so the write starts with the ranks together. */
 static int room_to_write(MPI_Comm comm, const ld_options *o)
 {
     int rank, size, ok = 1;
@@ -106,7 +109,7 @@ static int room_to_write(MPI_Comm comm, const ld_options *o)
         say(err);
         ok = 0;
     }
-    MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
     return ok ? 0 : -1;
 }
 
@@ -219,12 +222,14 @@ static int run(MPI_Comm comm, const ld_options *o, int argc, char **argv, ld_pha
     ld_share share = {0};
     ld_run results = {0};
     char date[32], cmdline[4096];
+    ld_cpuinfo cpu;
     if (ld_node_discover(comm, &node) != 0)
         return leave(rank, 1, "could not discover the node's CPUs");
     if (rank == 0)
         say_setup(o, &node, size);
     say_oversubscribed(comm, &node, rank);
     run_date(comm, date, sizeof date);
+    ld_cpuinfo_of_rank0(comm, &cpu);
     join_argv(argc, argv, cmdline, sizeof cmdline);
     /* The ranks leave the checks together: a rank's late arrival is the checks' time,
      * not that of the first step that waits for it (under ranges, the scatter). */
@@ -236,7 +241,7 @@ static int run(MPI_Comm comm, const ld_options *o, int argc, char **argv, ld_pha
     if (rc == 0) {
         ld_table_print(comm, o, &share, &results, stdout);
         /* Rank 0 prints while the others wait: that is the gather's, not the write's. */
-        MPI_Barrier(comm);
+        rc = room_to_write(comm, o);
         ld_phases_end(ph, LD_PHASE_GATHER);
         ld_h5_context ctx = {.o = o,
                              .node = &node,
@@ -244,8 +249,8 @@ static int run(MPI_Comm comm, const ld_options *o, int argc, char **argv, ld_pha
                              .run = &results,
                              .phases = ph,
                              .command_line = cmdline,
-                             .date = date};
-        rc = room_to_write(comm, o);
+                             .date = date,
+                             .cpu = &cpu};
         if (rc == 0)
             rc = ld_h5_write(comm, &ctx);
         if (rc == 0) {
