@@ -17,8 +17,9 @@ enum ld_phase {
     LD_PHASE_SCATTER,    /* MPI_Scatterv of the trades */
     LD_PHASE_PREPARE,    /* resource checks, each job's share and prepare */
     LD_PHASE_STRATEGIES, /* every strategy's warm-up and measured iterations */
-    LD_PHASE_GATHER,     /* the reductions and gathers behind the tables, and printing */
-    LD_PHASE_WRITE,      /* the collective HDF5 write, up to the file closed */
+    LD_PHASE_GATHER,     /* the reductions and gathers behind the tables, printing,
+                            and the disk's last check before the write */
+    LD_PHASE_WRITE,      /* the HDF5 write, up to the file closed */
     LD_PHASES
 };
 
