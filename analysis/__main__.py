@@ -6,7 +6,7 @@ problem is named on stderr), 1 when the report folder could not be written.
 import argparse
 import sys
 
-from . import experiments, load, predicted, report
+from . import experiments, load, predicted, report, validation
 
 PROG = "loomdist-report"
 
@@ -23,6 +23,9 @@ def parse_args(argv):
     parser.add_argument("--predicted", action="append", default=[], metavar="CSV",
                         help="a simulated sweep (sim/predict.py sweep): a section and a "
                         "table of its own, labelled predicted")
+    parser.add_argument("--validation", action="append", default=[], metavar="CSV",
+                        help="the skeleton's validation (sim/predict.py validate --csv): "
+                        "predicted against measured, in a section of its own")
     return parser.parse_args(argv)
 
 
@@ -42,11 +45,12 @@ def main(argv=None):
         print(f"{PROG}: {line}", file=sys.stderr)
     try:
         simulated = predicted.load(args.predicted)
+        validated = validation.load(args.validation)
     except (OSError, ValueError) as err:
-        print(f"{PROG}: --predicted: {err}", file=sys.stderr)
+        print(f"{PROG}: --predicted or --validation: {err}", file=sys.stderr)
         return 2
     try:
-        path = report.write(args.output, runs, grouped, problems, simulated)
+        path = report.write(args.output, runs, grouped, problems, simulated, validated)
     except OSError as err:
         print(f"{PROG}: cannot write the report in {args.output}: {err.strerror or err}",
               file=sys.stderr)

@@ -90,6 +90,7 @@ class Run:
     job_options: dict = field(default_factory=dict)  # job -> the options its results use
     job_key_from: dict = field(default_factory=dict)  # job -> KEY_FROM_* it was read from
     cpu: dict = field(default_factory=dict)  # cpu_model, cpu_flags where the file has them
+    phases: object = None  # phase name -> per-rank ns (/ranks/phase_ns), where recorded
 
     def experiment_key(self, job):
         """A job's rows are one experiment only when every option that changes that
@@ -336,6 +337,20 @@ def _read_ranks(f, ranks):
     return names, cpus, first
 
 
+def _read_phases(f, ranks, notes, path):
+    """/ranks/phase_ns as {phase: per-rank ns}, or None in a file from before it; one of
+    the wrong shape is noted and left out."""
+    if "ranks/phase_ns" not in f:
+        return None
+    d = f["ranks/phase_ns"]
+    names = _text(d.attrs.get("phases", "")).split(",")
+    if d.shape != (len(names), ranks):
+        notes.append(f"{path}: /ranks/phase_ns has shape {d.shape}, expected "
+                     f"[{len(names)}, {ranks}]; its phases are left out")
+        return None
+    return {n: np.asarray(row, dtype=np.float64) for n, row in zip(names, d[...])}
+
+
 def _read_run(path, f, notes):
     """Build a Run from an open, schema-checked file. A job the file lists but lacks is
     noted, and the jobs it has are still used."""
@@ -357,7 +372,8 @@ def _read_run(path, f, notes):
               slurm_job_id=_text(attrs.get("slurm_job_id", "")), jobs_listed=listed,
               node_names=names, cpus=cpus, first_cpu=first, options=options,
               options_listed=options_listed,
-              cpu={n: _text(attrs[n]) for n in CPU_ATTRS if n in attrs})
+              cpu={n: _text(attrs[n]) for n in CPU_ATTRS if n in attrs},
+              phases=_read_phases(f, ranks, notes, path))
     for job in listed:
         if job not in f or not isinstance(f[job], h5py.Group) or not len(f[job]):
             notes.append(f"{path}: job {job} is listed in the jobs attribute but its "

@@ -8,7 +8,7 @@ import datetime
 import glob
 import os
 
-from . import figures, findings, load, predicted, stats, tables
+from . import figures, findings, load, predicted, stats, tables, validation
 from .experiments import JOB_ORDER, STRATEGY_ORDER, option_names, order
 
 CONFIDENCE_TEXT = f"{stats.CONFIDENCE * 100:g}%"
@@ -336,10 +336,11 @@ def _weak_series(experiments, csv_rows):
     return _weak(found)
 
 
-def write(out_dir, runs, experiments, problems, predicted_rows=()):
+def write(out_dir, runs, experiments, problems, predicted_rows=(), validation_rows=()):
     """Write report.md, its figures and its CSV tables into out_dir; returns the path of
     report.md. Simulated sweeps (predicted_rows) get a section and a CSV of their own,
-    labelled predicted, after everything measured."""
+    labelled predicted, after everything measured; the skeleton's validation
+    (validation_rows) a section after that."""
     figure_dir, table_dir = os.path.join(out_dir, "figures"), os.path.join(out_dir, "tables")
     os.makedirs(figure_dir, exist_ok=True)
     os.makedirs(table_dir, exist_ok=True)
@@ -357,9 +358,10 @@ def write(out_dir, runs, experiments, problems, predicted_rows=()):
     for e in experiments:
         md += _experiment(e, figure_dir, f"{e.label.lower()}_" if many else "", csv_rows)
     md += _weak_series(experiments, csv_rows)
-    predicted_md, predicted_csv = predicted.section(list(predicted_rows), md_table,
-                                                    figure_dir)
+    predicted_md, predicted_csv, measured_csv = predicted.section(
+        list(predicted_rows), md_table, figure_dir, runs)
     md += predicted_md
+    md += validation.section(list(validation_rows), md_table, figure_dir)
     key = option_names({n for e in experiments for n in e.options})
     md.append(METHOD.format(conf=CONFIDENCE_TEXT, min_ci=stats.MIN_CI_SAMPLES,
                             key=", ".join(f"`{n}`" for n in key),
@@ -374,6 +376,9 @@ def write(out_dir, runs, experiments, problems, predicted_rows=()):
         "findings": (["claim", "evidence", "verdict"], findings.rows(judged))})
     if predicted_csv:
         tables.write_all(table_dir, {"predicted": (predicted.COLUMNS, predicted_csv)})
+    if measured_csv:
+        tables.write_all(table_dir, {"measured_beside_sweeps": (predicted.MEASURED_COLUMNS,
+                                                                measured_csv)})
     path = os.path.join(out_dir, "report.md")
     with open(path, "w") as handle:
         handle.write("\n".join(md))

@@ -17,7 +17,8 @@ loomdist-pingpong's runs (its output, one file each) on every link of the templa
       --reference ONE_RANK.h5 RUN.h5 ...
 prints measured against predicted (makespan, scatter, gather) for each rank count
 (--by nodes: each node count, for Slurm runs) and exits 1 when a makespan is off by
-more than 10% or a scatter or gather by more than 25%.
+more than 10% or a scatter or gather by more than 25%; --csv FILE also writes the
+table for loomdist-report --validation.
 
   predict.py sweep --skeleton loomdist-sim --platform sim/platforms/hpc-fattree.xml \\
       --calibration RUN.h5 --reference ONE_RANK.h5 --out predicted.csv
@@ -232,11 +233,11 @@ def validate(a):
         predicted = summary(simulate(a.skeleton, a.platform, ranks, args, a.cores,
                                      a.waits))
         groups.setdefault(group_of(path, a.by), []).append((measured, predicted))
-    failed = 0
-    print(f"Validation on {os.path.basename(a.platform)}: measured against predicted, "
-          "medians over runs")
+    platform = os.path.basename(a.platform)
+    print(f"Validation on {platform}: measured against predicted, medians over runs")
     print(f"| {a.by} | runs | figure | measured (s) | predicted (s) | error | bound |")
     print("|---|---|---|---|---|---|---|")
+    rows = []
     for group, pairs in sorted(groups.items()):
         for k in ["makespan"] + MODELLED:
             m = float(np.median([x[0][k] for x in pairs]))
@@ -244,10 +245,28 @@ def validate(a):
             err = p / m - 1 if m else 0.0
             bound = TOLERANCE.get(k)
             bad = bound is not None and abs(err) > bound and abs(p - m) > ABSOLUTE_S
-            failed += bad
             print(f"| {group} | {len(pairs)} | {k} | {m:.6f} | {p:.6f} | {err:+.1%} | "
                   f"{f'{bound:.0%} or 1 ms' if bound else '-'}{' FAIL' if bad else ''} |")
-    return 1 if failed else 0
+            rows.append(["validation", platform, a.by, group, len(pairs), k, f"{m:.6g}",
+                         f"{p:.6g}", f"{err:.4f}", bound if bound else "",
+                         "" if bound is None else ("no" if bad else "yes")])
+    if a.csv:
+        write_validation(a.csv, rows)
+    return 1 if any(r[-1] == "no" for r in rows) else 0
+
+
+VALIDATION_COLUMNS = ["kind", "platform", "by", "count", "runs", "figure", "measured_s",
+                      "predicted_s", "error", "bound", "within"]
+
+
+def write_validation(path, rows):
+    """The validation's rows as a CSV whose every row says validation, each value named
+    measured or predicted, for loomdist-report --validation."""
+    import csv
+    with open(path, "w", newline="") as out:
+        w = csv.writer(out)
+        w.writerow(VALIDATION_COLUMNS)
+        w.writerows(rows)
 
 
 def pingpong(path):
@@ -347,6 +366,8 @@ def main():
                    "polling, or yielding their core (Open MPI's mpi_yield_when_idle)")
     v.add_argument("--by", choices=["ranks", "nodes"], default="ranks",
                    help="group the runs by their ranks (default) or their nodes")
+    v.add_argument("--csv", help="also write the table as a CSV, for loomdist-report "
+                   "--validation")
     v.add_argument("runs", nargs="+")
     w = sub.add_parser("sweep")
     w.add_argument("--skeleton", required=True)

@@ -6,7 +6,9 @@
 # medians' makespan should hold within 10%, the scatter and the gather within 25%.
 # Timings on a shared machine are noise-prone, so the bounds fail the test only under
 # LD_SIM_STRICT=1 (a quiet machine); otherwise the test checks that every rank count
-# was predicted, every figure, and prints the table. A 16-rank simulation must run
+# was predicted, every figure, and prints the table, which loomdist-report must show as
+# its validation section with the same count of figures in bounds (and refuse, status 2,
+# a CSV whose rows are not marked validation). A 16-rank simulation must run
 # too. Skips (77) where SimGrid is absent. PARTITION (default block) is the runs'
 # --partition: under ranges each rank builds its own trades and the scatter carries
 # only (first id, count), and the skeleton, reading it from the runs, does the same.
@@ -41,7 +43,7 @@ done
 # nodes that seem to own their CPUs, poll).
 status=0
 "$py" "$top/sim/predict.py" validate --cores "$(nproc)" --waits yield --skeleton "$skel" \
-    --platform "$work/local.xml" "${refs[@]}" "${runs[@]}" \
+    --platform "$work/local.xml" --csv "$work/validation.csv" "${refs[@]}" "${runs[@]}" \
     > "$work/validation.md" || status=$?
 cat "$work/validation.md"
 [ "$status" -le 1 ] || { echo "FAIL: predict.py validate failed ($status)"; exit 1; }
@@ -55,6 +57,21 @@ for n in 1 2 3 4; do
             "$work/validation.md" || { echo "FAIL: no prediction of $k at $n"; exit 1; }
     done
 done
+# The report shows the same table: twelve bounded figures (three at each rank count),
+# as many within their bound as the validation's own table says, and its figure.
+"$top/analysis/loomdist-report" "${runs[@]}" --validation "$work/validation.csv" \
+    -o "$work/report" > /dev/null
+md=$work/report/report.md
+held=$(grep -Ec '\| (10|25)% or 1 ms \|$' "$work/validation.md" || true)
+grep -q '^## Predicted against measured' "$md" &&
+    grep -q "^$held of 12 bounded figures within their bound\.$" "$md" &&
+    [ -s "$work/report/figures/validation_local_ranks.png" ] ||
+    { echo "FAIL: the report's validation section is not the validation's ($held of 12)"; exit 1; }
+sed 's/^validation,/measured,/' "$work/validation.csv" > "$work/bad.csv"
+rc=0
+"$top/analysis/loomdist-report" "${runs[@]}" --validation "$work/bad.csv" \
+    -o "$work/bad" 2> /dev/null || rc=$?
+[ "$rc" = 2 ] || { echo "FAIL: an unlabelled validation CSV gave status $rc"; exit 1; }
 if [ "$status" = 1 ]; then
     [ "${LD_SIM_STRICT:-0}" = 1 ] && { echo "FAIL: outside the bounds"; exit 1; }
     echo "note: some figures are outside the bounds (noise? rerun with LD_SIM_STRICT=1)"
