@@ -341,13 +341,25 @@ def sweep(a):
                 for part in a.partitions.split(","):
                     for n in nodes:
                         run = dict(args, trades=trades(n), partition=part)
-                        got = summary(simulate(a.skeleton, a.platform, n, run))
+                        got = summary(simulate(a.skeleton, a.platform, n, run,
+                                               a.cores, a.waits))
                         w.writerow(["predicted", os.path.basename(a.platform),
                                     os.path.basename(cal), job, name, part, n,
                                     trades(n), f"{got['makespan']:.6g}"] +
                                    [f"{got[p]:.6g}" for p in MODELLED])
                         out.flush()
     return 0
+
+
+def shared_machine(parser):
+    """--cores and --waits: the ranks share one machine (an emulated cluster), as
+    simulate() models it."""
+    parser.add_argument("--cores", type=int, default=0,
+                        help="cores of the one machine the ranks share (its disk too), "
+                        "else 0")
+    parser.add_argument("--waits", choices=["poll", "yield"], default="poll",
+                        help="how the ranks wait, where they outnumber --cores: polling, "
+                        "or yielding their core (Open MPI's mpi_yield_when_idle)")
 
 
 def main():
@@ -358,12 +370,7 @@ def main():
     v.add_argument("--platform", required=True)
     v.add_argument("--reference", required=True, action="append",
                    help="a one-rank run (again for more: their median rates)")
-    v.add_argument("--cores", type=int, default=0,
-                   help="cores of the one machine the measured ranks shared (its disk "
-                   "too), else 0")
-    v.add_argument("--waits", choices=["poll", "yield"], default="poll",
-                   help="how the measured ranks waited, where they outnumbered --cores: "
-                   "polling, or yielding their core (Open MPI's mpi_yield_when_idle)")
+    shared_machine(v)
     v.add_argument("--by", choices=["ranks", "nodes"], default="ranks",
                    help="group the runs by their ranks (default) or their nodes")
     v.add_argument("--csv", help="also write the table as a CSV, for loomdist-report "
@@ -381,6 +388,7 @@ def main():
     w.add_argument("--scenarios", help="comma-separated, of " +
                    ", ".join(n for n, _ in SCENARIOS) + " (default all)")
     w.add_argument("--out", required=True)
+    shared_machine(w)
     c = sub.add_parser("platform")
     c.add_argument("--template", required=True)
     c.add_argument("pingpong", nargs="+", help="loomdist-pingpong outputs, one each")
