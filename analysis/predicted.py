@@ -212,6 +212,13 @@ def _measured_table(md_table, calibration, found, points):
                       for p in points]), ""]
 
 
+def _csv_values(p, runs=False):
+    """A point's values for its CSV row, from the node count on."""
+    return ([p["nodes"], p["trades"]] + ([p["runs"]] if runs else []) +
+            [p["makespan_s"], p["speedup"], p["efficiency"]] +
+            [p[f"{n}_share"] for n, _ in OVERHEADS])
+
+
 def section(rows, md_table, figure_dir=None, runs=()):
     """The report's predicted section, as markdown lines, its CSV rows and those of the
     measured points beside it (each list apart); with figure_dir, a figure per job and
@@ -229,25 +236,19 @@ def section(rows, md_table, figure_dir=None, runs=()):
         points = _derived(series, scenario)
         figures.setdefault((platform, job, scenario), ({}, {}))[0][part] = points
         md += _predicted_table(md_table, platform, job, scenario, part, points)
-        got = _measured(runs, series, job, part)
-        found, measured = got if got else (None, [])
-        seen = _derived(measured, scenario) if measured else []
-        for p, m in zip(seen, measured):
-            p["runs"] = m["runs"]
+        found, measured = _measured(runs, series, job, part) or (None, [])
+        seen = [dict(p, runs=m["runs"]) for p, m in
+                zip(_derived(measured, scenario) if measured else [], measured)]
         md += _measured_table(md_table, series[0].get("calibration", ""), found, seen)
         if seen:
             figures[(platform, job, scenario)][1][part] = seen
-        for p in points:
-            csv_rows.append(dict(zip(COLUMNS, [
-                "predicted", platform, job, scenario, part, p["nodes"], p["trades"],
-                p["makespan_s"], p["speedup"], p["efficiency"]] +
-                [p[f"{n}_share"] for n, _ in OVERHEADS])))
-        for p in seen:
-            measured_rows.append(dict(zip(MEASURED_COLUMNS, [
-                "measured", found.cpu.get("cpu_model", ""), job,
-                "+".join(_comparable(found, job)[1]), scenario, part, p["nodes"],
-                p["trades"], p["runs"], p["makespan_s"], p["speedup"], p["efficiency"]] +
-                [p[f"{n}_share"] for n, _ in OVERHEADS])))
+        head = [platform, job, scenario, part]
+        csv_rows += [dict(zip(COLUMNS, ["predicted"] + head + _csv_values(p)))
+                     for p in points]
+        head = [found.cpu.get("cpu_model", ""), job,
+                "+".join(_comparable(found, job)[1]), scenario, part] if seen else []
+        measured_rows += [dict(zip(MEASURED_COLUMNS, ["measured"] + head +
+                                   _csv_values(p, runs=True))) for p in seen]
     for (platform, job, scenario), (parts, seen) in sorted(figures.items()) \
             if figure_dir else ():
         name = _figure(figure_dir, platform, job, scenario, parts, seen)

@@ -31,7 +31,7 @@ def load(paths):
 
 
 def _tables(rows):
-    """{(platform, by): rows in count order}, each CSV's rows kept in its own order."""
+    """{(platform, by): rows in count order, each count's figures in the CSV's order}."""
     out = {}
     for r in rows:
         out.setdefault((r["platform"], r["by"]), []).append(r)
