@@ -8,7 +8,8 @@
 # simulated host per rank and node. The medians' makespan should hold within 10%, the scatter and the gather
 # within 25%. As in sim.validate the bounds fail the test only under LD_SIM_STRICT=1
 # (a quiet machine); always checked: every job completed, every file has its node
-# count, one rank per node and the nodes Slurm gave it, and every figure was predicted.
+# count, one rank per node and the nodes Slurm gave it, every figure was predicted, and
+# loomdist-report --validation shows the table as a section by nodes.
 # Skips (77) where SimGrid or Slurm is absent.
 # Usage: test_slurm_validate.sh LOOMDIST PINGPONG SKELETON PYTHON WORKDIR
 set -euo pipefail
@@ -79,8 +80,8 @@ validate() {
     # The emulated nodes are one machine: its cores, which ranks beyond them share
     # (their MPI, not knowing it, polls rather than yields), and its disk.
     "$PY" "$top/sim/predict.py" validate --by nodes --cores "$(nproc)" --skeleton "$SKEL" \
-        --platform "$WORK/local-nodes.xml" "${refs[@]}" "${runs[@]}" \
-        > "$WORK/validation.md" || status=$?
+        --platform "$WORK/local-nodes.xml" --csv "$WORK/validation.csv" "${refs[@]}" \
+        "${runs[@]}" > "$WORK/validation.md" || status=$?
     cat "$WORK/validation.md"
     [[ $status -le 1 ]] || { failed "predict.py validate failed ($status)"; return; }
     for n in $(seq "$NODES"); do
@@ -89,6 +90,12 @@ validate() {
                 "$WORK/validation.md" || failed "no prediction of $k at $n nodes"
         done
     done
+    # The report's validation section, by nodes: nine bounded figures.
+    "$top/analysis/loomdist-report" "${runs[@]}" --validation "$WORK/validation.csv" \
+        -o "$WORK/report" > /dev/null || failed "loomdist-report --validation failed"
+    grep -Eq '^[0-9] of 9 bounded figures within their bound\.$' "$WORK/report/report.md" &&
+        [[ -s $WORK/report/figures/validation_local-nodes_nodes.png ]] ||
+        failed "no validation section by nodes in the report"
     if [[ $status == 1 ]]; then
         [[ ${LD_SIM_STRICT:-0} == 1 ]] && failed "outside the bounds"
         echo "note: some figures are outside the bounds (noise? rerun with LD_SIM_STRICT=1)"
