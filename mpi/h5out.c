@@ -93,9 +93,19 @@ static void cols_alloc(writer *w, const ld_run *run, size_t n)
     w->cols = cols;
 }
 
+static void attr_string(writer *w, hid_t loc, const char *name, const char *v);
+
+/* A dataset written: its unit as the attribute `unit`, then closed (if it was made). */
+static void close_with_unit(writer *w, hid_t dset, const char *unit)
+{
+    if (dset >= 0) {
+        attr_string(w, dset, "unit", unit);
+        H5Dclose(dset);
+    }
+}
+
 /* Write a 1-D dataset of `total` rows, this rank's `count` rows at `offset`. Every
  * rank calls it, with count 0 if it has nothing, as collective I/O requires. */
-static void attr_string(writer *w, hid_t loc, const char *name, const char *v);
 
 static void write_column(writer *w, hid_t loc, const char *name, hid_t type, slab s,
                          const void *buf, const char *unit)
@@ -114,10 +124,7 @@ static void write_column(writer *w, hid_t loc, const char *name, hid_t type, sla
         w->failed = 1;
     H5Sclose(mspace);
     H5Sclose(fspace);
-    if (dset >= 0) {
-        attr_string(w, dset, "unit", unit);
-        H5Dclose(dset);
-    }
+    close_with_unit(w, dset, unit);
 }
 
 /* A dataset every rank creates, as metadata calls must be collective, and rank 0
@@ -133,10 +140,7 @@ static void write_whole(writer *w, hid_t loc, const char *name, hid_t type, int 
         (w->rank == 0 && H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0))
         w->failed = 1;
     H5Sclose(space);
-    if (dset >= 0) {
-        attr_string(w, dset, "unit", unit);
-        H5Dclose(dset);
-    }
+    close_with_unit(w, dset, unit);
 }
 
 static void attr_scalar(writer *w, hid_t loc, const char *name, hid_t type, const void *v)
