@@ -607,6 +607,31 @@ static hid_t create_file(MPI_Comm comm, const char *path)
     return file;
 }
 
+int ld_h5_probe(MPI_Comm comm, const char *output, char *err, size_t errlen)
+{
+    char tmp[LD_OUTPUT_MAX + 8];
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    ld_h5_temp_name(output, tmp, sizeof tmp);
+    hid_t file = create_file(comm, tmp);
+    int ok = file >= 0;
+    if (ok)
+        ok = H5Fclose(file) >= 0;
+    /* Every rank has closed it before rank 0 removes it. */
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    if (rank == 0) {
+        remove(tmp);
+        if (!ok)
+            snprintf(err, errlen,
+                     "cannot create --output %s through parallel HDF5 and MPI-IO, "
+                     "though a plain file can be made there: Open MPI may lack the "
+                     "MPI-IO component OMPI_MCA_io names, or the file system the "
+                     "fcntl locks MPI-IO takes (NFS without lockd)",
+                     output);
+    }
+    return ok ? 0 : -1;
+}
+
 static int write_all(writer *w, const ld_h5_context *c, slab s)
 {
     write_root_attrs(w, c);

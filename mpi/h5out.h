@@ -42,6 +42,14 @@ typedef struct ld_h5_context {
  * leaves only this, and the next run with the same output overwrites it. */
 void ld_h5_temp_name(const char *output, char *out, size_t len);
 
+/* Collective, before any work: create the temporary file as the write will (parallel
+ * HDF5 over MPI-IO, every rank), close it and remove it. A file system that MPI-IO or
+ * HDF5 refuses, where a plain open(2) succeeds, is found here rather than after the
+ * run; the first parallel open's one-time costs (Open MPI loads its MPI-IO components
+ * in every rank) are paid here too. Returns 0 on every rank, or -1 on every rank
+ * with err set on rank 0. */
+int ld_h5_probe(MPI_Comm comm, const char *output, char *err, size_t errlen);
+
 /* Collective: write the file under the temporary name, end the write phase once it is
  * closed, add every rank's phases to it as /ranks/phase_ns (a second, small write by
  * rank 0 alone, itself not timed), then rename it to o->output.

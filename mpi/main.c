@@ -74,7 +74,8 @@ static int check_output(const ld_options *o, int ranks, char *err, size_t errlen
     return ld_room_disk(o, ld_room_output_bytes(o, ranks), err, errlen);
 }
 
-/* Checks beyond the options themselves: the rank count, the output file, and the
+/* Checks beyond the options themselves: the rank count, the output file (by a plain
+ * file on rank 0 for a precise message, then as parallel HDF5 creates it), and the
  * address space the stacks need. */
 static int check_run(MPI_Comm comm, const ld_options *o, char *err, size_t errlen)
 {
@@ -89,7 +90,7 @@ static int check_run(MPI_Comm comm, const ld_options *o, char *err, size_t errle
     if (rank == 0)
         ok = check_output(o, size, err, errlen) == 0;
     MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
-    if (!ok)
+    if (!ok || ld_h5_probe(comm, o->output, err, errlen) != 0)
         return -1;
     return ld_room_stacks(comm, o, err, errlen);
 }

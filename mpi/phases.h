@@ -11,7 +11,8 @@
 
 enum ld_phase {
     LD_PHASE_STARTUP,    /* process start and MPI_Init to the options parsed */
-    LD_PHASE_CHECKS,     /* node discovery, output and address-space checks */
+    LD_PHASE_CHECKS,     /* node discovery, output and address-space checks (the
+                            output created and removed once by parallel HDF5) */
     LD_PHASE_BOOK,       /* rank 0 builds the book in rank-major order, or under
                             --partition ranges each rank its own trades */
     LD_PHASE_SCATTER,    /* MPI_Scatterv of the trades */

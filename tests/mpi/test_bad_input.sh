@@ -49,6 +49,12 @@ expect 3 "3 ranks but only 2 trades: use --trades 3 or more" --trades 2
 expect 2 "cannot write --output no-such?dir/x.h5: No such file or directory" \
     --output $'no-such\ndir/x.h5'
 expect 2 "--test-slow-factor must be between 1 and 1000, not 0.5" --test-slow-factor 0.5
+# A plain file can be made, but not the file parallel HDF5 makes through MPI-IO (here
+# for want of the MPI-IO component the user named): found before any work.
+for ranks in 0 2; do
+    OMPI_MCA_io=no-such-component expect "$ranks" \
+        "cannot create --output out.h5 through parallel HDF5 and MPI-IO" --trades 100
+done
 
 [ "$fails" = 0 ] && echo "bad input: every case exits 2 with one message and no file"
 exit "$((fails > 0))"
