@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The calibrated skeleton predicts the local Slurm runs: on the project's own emulated
 # cluster (tests/slurm/lib.sh), settle.sbatch runs settle (green and callbacks,
-# 200,000 trades) on 1, 2 and 3 nodes, one rank per node, three times each, and three
+# 200,000 trades) on 1, 2 and 3 nodes, one rank per node, five times each, and five
 # more one-node jobs give the rates; predict.py validates every run on
 # sim/platforms/local-nodes.xml (loopback TCP between emulated nodes), calibrated first
-# by three loomdist-pingpong jobs across two of them, from its own per-rank work, one
+# by five loomdist-pingpong jobs across two of them, from its own per-rank work, one
 # simulated host per rank and node. The medians' makespan should hold within 10%, the scatter and the gather
 # within 25%. As in sim.validate the bounds fail the test only under LD_SIM_STRICT=1
 # (a quiet machine); always checked: every job completed, every file has its node
@@ -18,7 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 readonly CLUSTER=$top/slurm/local-cluster SETTLE=$top/slurm/settle.sbatch
 readonly CHECK=$top/tests/slurm/check_h5.py
-readonly STATE=$WORK/cluster NODES=3 TRADES=200000 REPS=3
+readonly STATE=$WORK/cluster NODES=3 TRADES=200000 REPS=5
 readonly LD_ARGS=(--trades "$TRADES" --jobs settle --strategies "green,callbacks"
     --latency-scale 0.05 --quiet)
 PORTS=""
@@ -46,7 +46,7 @@ run_job() {
 }
 
 # local-nodes.xml calibrated on this cluster: loomdist-pingpong between two emulated
-# nodes, three jobs, started as settle.sbatch starts loomdist (srun with PMIx where
+# nodes, five jobs, started as settle.sbatch starts loomdist (srun with PMIx where
 # this Slurm has it, else mpirun).
 calibrate() {
     local rep launch="srun --mpi=pmix"
