@@ -106,7 +106,6 @@ static void close_with_unit(writer *w, hid_t dset, const char *unit)
 
 /* Write a 1-D dataset of `total` rows, this rank's `count` rows at `offset`. Every
  * rank calls it, with count 0 if it has nothing, as collective I/O requires. */
-
 static void write_column(writer *w, hid_t loc, const char *name, hid_t type, slab s,
                          const void *buf, const char *unit)
 {
