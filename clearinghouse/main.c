@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <uv.h>
@@ -40,7 +41,9 @@ static const char usage[] =
     "\n"
     "  --listen HOST:PORT     an IPv4 address or a [bracketed] IPv6 one, and a port\n"
     "                         (default 127.0.0.1:8470; port 0 takes a free one)\n"
-    "  --max-connections N    connections open at once, past it 503 (default 1024)\n"
+    "  --max-connections N    connections open at once, past it 503 (default 1024, or\n"
+    "                         fewer under a lower descriptor limit: at most the limit\n"
+    "                         less 32)\n"
     "  --max-header-bytes N   URL, header names and values of a request, past it 431\n"
     "                         (default 8192)\n"
     "  --max-headers N        header fields of a request, past it 431 (default 64)\n"
@@ -52,6 +55,9 @@ static const char usage[] =
     "                         (default 20000)\n"
     "  --pipeline N           requests per connection read and not yet answered, past\n"
     "                         it reading pauses (default 32)\n"
+    "  --max-held N           requests read and not yet answered on all connections\n"
+    "                         together, those of clients that have gone included,\n"
+    "                         past it 503 (default 4096)\n"
     "  --quiet                no stats on stderr when it ends\n"
     "  --stop-on-eof          stop, as at SIGTERM, when standard input ends: a parent\n"
     "                         that holds the other end stops it by dying too\n"
@@ -82,6 +88,28 @@ static int parse_listen(const char *arg, struct sockaddr_storage *ss)
     return uv_ip4_addr(host, (int)p, (struct sockaddr_in *)ss);
 }
 
+/* Descriptors kept from connections: the listener, stdio, the loop's own. */
+#define CH_FD_SPARE 32
+
+/* The connection bound below the descriptor limit, so that the 503 bound is the one a
+ * client meets: the default lowered to fit, one given above it refused. */
+static void connections_under_fd_limit(ld_http_limits *lim)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return;
+    rlim_t room =
+        rl.rlim_cur > 2 * CH_FD_SPARE ? rl.rlim_cur - CH_FD_SPARE : rl.rlim_cur / 2 + 1;
+    if (lim->connections == 0)
+        lim->connections = room < LD_HTTP_CONNECTIONS ? (uint32_t)room : 0;
+    else if (lim->connections > room)
+        ld_cli_bad("--max-connections %u is past what the descriptor limit (%llu) "
+                   "leaves: at most %llu",
+                   lim->connections, (unsigned long long)rl.rlim_cur,
+                   (unsigned long long)room);
+}
+
 /* A bound: a whole number from 1 to 2^32 - 1. */
 static uint32_t parse_bound(const char *name, const char *arg)
 {
@@ -97,6 +125,7 @@ enum {
     OPT_REQUESTS,
     OPT_TIMEOUT,
     OPT_PIPELINE,
+    OPT_HELD,
     OPT_QUIET,
     OPT_STDIN
 };
@@ -113,6 +142,7 @@ static const struct option long_opts[] = {
     {"max-requests", required_argument, NULL, OPT_REQUESTS},
     {"request-timeout", required_argument, NULL, OPT_TIMEOUT},
     {"pipeline", required_argument, NULL, OPT_PIPELINE},
+    {"max-held", required_argument, NULL, OPT_HELD},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"stop-on-eof", no_argument, NULL, OPT_STDIN},
     {"help", no_argument, NULL, 'h'},
@@ -156,6 +186,9 @@ static void parse_args(int argc, char **argv, struct sockaddr_storage *ss,
         case OPT_PIPELINE:
             lim->pipeline = parse_bound("--pipeline", optarg);
             break;
+        case OPT_HELD:
+            lim->held = parse_bound("--max-held", optarg);
+            break;
         case OPT_QUIET:
             quiet = 1;
             break;
@@ -173,6 +206,7 @@ static void parse_args(int argc, char **argv, struct sockaddr_storage *ss,
     }
     if (optind < argc)
         ld_cli_bad("unexpected argument '%s'", argv[optind]);
+    connections_under_fd_limit(lim);
 }
 
 typedef struct ch_main {

@@ -6,7 +6,8 @@
  * withdrawn, so a check stays on the waiting list until its deadline fires; one whose
  * client has gone is answered all the same, and the server drops the answer. Under a
  * cap on checks in flight, a check past it waits in a queue, in arrival order, and
- * starts its latency when an answer makes room.
+ * starts its latency when an answer makes room; one whose client has gone by then is
+ * dropped there, so that it takes no room from the live ones.
  */
 #include "clearinghouse.h"
 
@@ -286,8 +287,9 @@ static void ch_admit(ld_clearinghouse *ch, ch_check *k, uint64_t now)
         ch_answer(ch, k, now);
 }
 
-/* Queued checks in arrival order, while there is room under the cap. An answer given
- * during an admission comes back here, and the loop already running takes its turn. */
+/* Queued checks in arrival order, while there is room under the cap; those whose
+ * client has gone are dropped on the way. An answer given during an admission comes
+ * back here, and the loop already running takes its turn. */
 static void ch_admit_queued(ld_clearinghouse *ch, uint64_t now)
 {
     if (ch->admitting)
@@ -298,7 +300,13 @@ static void ch_admit_queued(ld_clearinghouse *ch, uint64_t now)
         ch->queued = k->next;
         if (!ch->queued)
             ch->queued_last = NULL;
-        ch_admit(ch, k, now);
+        if (ld_http_request_orphaned(k->req)) {
+            ld_http_respond(k->req, 503, NULL, "", 0);
+            ch->stats.abandoned++;
+            free(k);
+        } else {
+            ch_admit(ch, k, now);
+        }
     }
     ch->admitting = false;
 }

@@ -18,6 +18,10 @@
 /* Words of locals in each frame of the warm-up's call path: 256 bytes. */
 #define FRAME_WORDS 32
 
+/* Connections a carrier's server takes past the clients expected: stragglers of the
+ * last phase, a probe. */
+#define SPARE_CONNECTIONS 64
+
 enum command { CMD_NONE, CMD_STATS, CMD_PHASE, CMD_STOP };
 
 typedef struct carrier carrier;
@@ -236,7 +240,8 @@ static void on_request(ld_http_request *req, void *ctx)
     }
     *t = (task){.c = c, .req = req, .t0 = ld_now_ns()};
     if (c->srv->cfg.mode == LD_POOL_FRESH) {
-        if (ld_gt_spawn(c->sched, fresh_main, t, NULL) == 0) {
+        if (c->live < c->srv->cfg.connections + SPARE_CONNECTIONS &&
+            ld_gt_spawn(c->sched, fresh_main, t, NULL) == 0) {
             c->live++;
             return;
         }
@@ -338,7 +343,8 @@ static int carrier_listen(carrier *c, unsigned index)
 {
     ld_pool_server *srv = c->srv;
     struct sockaddr_in addr = srv->cfg.listen;
-    ld_http_limits limits = {.connections = (uint32_t)srv->cfg.connections + 64,
+    ld_http_limits limits = {.connections =
+                                 (uint32_t)srv->cfg.connections + SPARE_CONNECTIONS,
                              .requests = UINT32_MAX};
     pthread_mutex_lock(&srv->lock);
     while (index > 0 && srv->port == 0 && srv->start_rc == 0)
@@ -400,8 +406,10 @@ static int carrier_body(unsigned index, ld_sched *s, void *ctx)
     c->slots =
         srv->cfg.backend_conns / srv->n + (index < srv->cfg.backend_conns % srv->n);
     c->control.data = c;
+    /* A backend call may take its think time and a default timeout more. */
+    uint64_t timeout = (uint64_t)(srv->cfg.think_ms * 1e6) + LD_HTTP_TIMEOUT_NS;
     int rc = ld_http_pool_open(&c->backend, (const struct sockaddr *)&srv->cfg.backend,
-                               srv->host);
+                               srv->host, timeout);
     if (rc == 0)
         rc = uv_async_init(ld_sched_loop(s), &c->control, on_control);
     if (rc == 0 && srv->cfg.mode != LD_POOL_FRESH)

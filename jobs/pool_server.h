@@ -6,7 +6,10 @@
  * makes a blocking GET of the backend's /think, parking on it, then answers with the
  * backend's body:
  *
- *   fresh        a new green thread per request, JEP 444's advice
+ *   fresh        a new green thread per request, JEP 444's advice; at most as many
+ *                live on a carrier as it may have connections open (connections +
+ *                64), one per client, and a request past them (a client that
+ *                pipelines) is answered 503 and counted as an error
  *   pooled       `connections` long-lived green threads, a carrier's share each,
  *                taking requests from their carrier's queue in arrival order; idle
  *                threads wait their turn in order too, so every one of them serves

@@ -248,6 +248,10 @@ static const ld_opt settle_opts[] = {
      "http: checks a clearinghouse loomdist starts serves at once, the rest queue "
      "(default 0: no cap)",
      LD_OPT_RESULT, NULL},
+    {"ch-timeout", LD_OPT_REAL, AT(ch_timeout), 0.001, 3600, 60, NULL, "S",
+     "http: the longest one check may take, from its connect to its answer, a wait "
+     "under --ch-max-inflight included; past it the run fails (default 60)",
+     0, NULL},
     {"db", LD_OPT_CHOICE, AT(db), 0, 0, LD_SETTLE_DB_NONE, db_modes, "none|postgres",
      "fetch and update: waits of their latency, or SQL on PostgreSQL at --db-url "
      "(default none)",

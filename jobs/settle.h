@@ -31,7 +31,7 @@ enum ld_settle_call {
 };
 
 /* settle's options (--latency-scale, --fail-rate, --pin-fraction, --os-threads, --io,
- * --clearinghouse, --ch-max-inflight). */
+ * --clearinghouse, --ch-max-inflight, --ch-timeout, ...). */
 typedef struct ld_settle_config {
     double latency_scale;                /* multiplies every latency */
     double fail_rate;                    /* failure probability of each check */
@@ -40,6 +40,7 @@ typedef struct ld_settle_config {
     int io;                              /* enum ld_settle_io */
     char clearinghouse[LD_OPT_TEXT_MAX]; /* http: local, rank0 or HOST:PORT */
     uint64_t ch_max_inflight;            /* http: the cap of one loomdist starts; 0 */
+    double ch_timeout;                   /* http: the longest one check takes, in s */
     int db;                              /* enum ld_settle_db_mode */
     char db_url[LD_OPT_TEXT_MAX];        /* postgres: env, local, rank0 or a URL */
     uint64_t db_pipes;                   /* postgres: pipelined connections a carrier */

@@ -162,7 +162,8 @@ static int start_share(unsigned c, ld_sched *s, void *ctx)
     int rc = ld_deadlines_open(&me->calls, ld_sched_loop(s), call_done, me);
     if (rc == 0 && h)
         rc = ld_http_uv_pool_open(&me->pool, ld_sched_loop(s),
-                                  (const struct sockaddr *)&h->addr, h->host);
+                                  (const struct sockaddr *)&h->addr, h->host,
+                                  h->timeout_ns);
     if (rc == 0 && ld_settle_db_of(r->in))
         rc = ld_settle_db_pipes_open(&me->db, ld_settle_db_of(r->in), ld_sched_loop(s));
     if (rc) {

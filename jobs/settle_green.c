@@ -193,9 +193,10 @@ static int spawn_share(unsigned c, ld_sched *s, void *ctx)
     *sp = (green_spawner){.run = r, .sched = s, .carrier = c};
     for (size_t i = c; i < r->in->n; i += r->ncarriers)
         sp->left++;
-    int rc = h && sp->left ? ld_http_pool_open(&sp->pool, addr, h->host) : 0;
+    int rc =
+        h && sp->left ? ld_http_pool_open(&sp->pool, addr, h->host, h->timeout_ns) : 0;
     if (rc == 0 && h && sp->left && r->mode == MONITOR_PINS)
-        rc = ld_http_conn_open(&sp->pinned, addr, h->host);
+        rc = ld_http_conn_open(&sp->pinned, addr, h->host, h->timeout_ns);
     if (rc == 0 && sp->left && ld_settle_db_of(r->in))
         rc = ld_settle_db_pipes_open(&sp->db, ld_settle_db_of(r->in), ld_sched_loop(s));
     if (rc == 0 && sp->left)

@@ -147,23 +147,32 @@ int ld_settle_http_check(const void *opts, char *err, size_t errlen)
 
 /* --- Starting one ------------------------------------------------------------------ */
 
-/* As many connections as the process may open files: a pool opens one per check in
- * flight, and the bound then is the kernel's. */
-static uint32_t fd_limit(void)
+/* Descriptors a clearinghouse leaves to the rest of its process (MPI, HDF5, libpq,
+ * the rank's own clients), and the most connections it takes whatever the limit. */
+#define FD_SPARE 256u
+#define CONNECTIONS_MAX (1u << 20)
+
+/* The connections a clearinghouse takes: a pool opens one per check in flight, so as
+ * many as the process may open files, less FD_SPARE (or half, under a low limit), so
+ * that no peer can take the descriptors the run itself needs. */
+static uint32_t connection_cap(void)
 {
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
-        rl.rlim_cur > UINT32_MAX)
-        return UINT32_MAX;
-    return (uint32_t)rl.rlim_cur;
+        rl.rlim_cur > CONNECTIONS_MAX)
+        return CONNECTIONS_MAX;
+    uint32_t n = (uint32_t)rl.rlim_cur;
+    return n > 2 * FD_SPARE ? n - FD_SPARE : n / 2;
 }
 
-/* A clearinghouse on a thread of its own, on a free port of listen_ip. */
+/* A clearinghouse on a thread of its own, on a free port of listen_ip: one check held
+ * per connection, and as many again left by clients that have gone. */
 static int start_service(const char *listen_ip, const ld_settle_config *sc,
                          ld_clearinghouse_thread **out)
 {
     struct sockaddr_in a;
-    ld_http_limits lim = {.connections = fd_limit()};
+    uint32_t conns = connection_cap();
+    ld_http_limits lim = {.connections = conns, .held = 2 * conns};
     int rc = uv_ip4_addr(listen_ip, 0, &a);
     return rc ? rc
               : ld_clearinghouse_start(out, (struct sockaddr *)&a, &lim,
@@ -243,6 +252,7 @@ int ld_settle_http_open(ld_settle_http **out, const ld_job_config *cfg)
         return -ENOMEM;
     snprintf(h->tail, sizeof h->tail, "&seed=%" PRIu64 "&scale=%.17g&fail=%.17g",
              cfg->seed, sc->latency_scale * cfg->slow_factor, sc->fail_rate);
+    h->timeout_ns = (uint64_t)(sc->ch_timeout * 1e9);
     if (cfg->shared && cfg->shared[0]) {
         rc = resolve(cfg->shared, &h->addr, NULL, 0);
         snprintf(h->host, sizeof h->host, "%s", cfg->shared);

@@ -11,7 +11,8 @@
  *   HOST:PORT  a server of its own (loomdist-clearinghouse); rank 0 resolves it and
  *              tries a connection before any rank prepares.
  * A clearinghouse loomdist starts takes as many connections as the process may open
- * files, and --ch-max-inflight checks in flight at once (0: no cap).
+ * files less 256 kept for the run itself (half under a limit of 512 or less), twice as
+ * many requests held, and --ch-max-inflight checks in flight at once (0: no cap).
  *
  * Every call here returns 0 or a negative errno, never exits.
  */
@@ -33,6 +34,7 @@ struct ld_settle_http {
     char host[LD_HTTP_HOST_MAX];  /* its Host header, HOST:PORT */
     char tail[128];               /* "&seed=S&scale=X&fail=P", the same for every trade */
     ld_clearinghouse_thread *local; /* --clearinghouse local: this rank's own */
+    uint64_t timeout_ns;            /* --ch-timeout: each check's */
 };
 
 /* settle's check hook: --clearinghouse's form, and the http options only under

@@ -64,7 +64,9 @@ static void *pool_thread(void *arg)
     const ld_settle_http *h = ld_settle_http_of(r->in);
     ld_http_conn *conn = NULL;
     PGconn *db = NULL;
-    int rc = h ? ld_http_conn_open(&conn, (const struct sockaddr *)&h->addr, h->host) : 0;
+    int rc = h ? ld_http_conn_open(&conn, (const struct sockaddr *)&h->addr, h->host,
+                                   h->timeout_ns)
+               : 0;
     if (rc == 0 && ld_settle_db_of(r->in))
         rc = ld_settle_db_connect(&db, ld_settle_db_of(r->in));
     while (rc == 0) {

@@ -1,6 +1,8 @@
 /* h5out.c: collective parallel HDF5 output, one dataset per column. */
 #include "h5out.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <hdf5.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -606,19 +608,44 @@ static hid_t create_file(MPI_Comm comm, const char *path)
     return file;
 }
 
+int ld_h5_temp_create(const char *tmp)
+{
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -errno;
+    close(fd);
+    return 0;
+}
+
+/* Rank 0 makes the temporary file (ld_h5_temp_create), then every rank opens it
+ * through parallel HDF5: the file, or -1 on every rank; *made says on rank 0 whether
+ * the file there is this run's, to remove. */
+static hid_t create_temp(MPI_Comm comm, const char *tmp, int rank, int *made)
+{
+    int ok = 1;
+    if (rank == 0)
+        ok = *made = ld_h5_temp_create(tmp) == 0;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    return ok ? create_file(comm, tmp) : -1;
+}
+
 int ld_h5_probe(MPI_Comm comm, const char *output, char *err, size_t errlen)
 {
     char tmp[LD_OUTPUT_MAX + 8];
     int rank;
     MPI_Comm_rank(comm, &rank);
     ld_h5_temp_name(output, tmp, sizeof tmp);
-    hid_t file = create_file(comm, tmp);
+    int made = 0;
+    hid_t file = create_temp(comm, tmp, rank, &made);
     int ok = file >= 0;
     if (ok)
         ok = H5Fclose(file) >= 0;
     /* Every rank has closed it before rank 0 removes it. */
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
-    if (rank == 0) {
+    if (rank == 0 && !made) {
+        snprintf(err, errlen, "cannot write --output %s: %s appeared during the checks",
+                 output, tmp);
+    } else if (rank == 0) {
         remove(tmp);
         if (!ok)
             snprintf(err, errlen,
@@ -651,7 +678,8 @@ int ld_h5_write(MPI_Comm comm, const ld_h5_context *c)
     MPI_Comm_size(comm, &w.size);
     slab s = {.total = c->o->trades, .offset = c->share->offset, .count = c->share->n};
     cols_alloc(&w, c->run, c->share->n);
-    w.file = create_file(comm, tmp);
+    int made = 0;
+    w.file = create_temp(comm, tmp, w.rank, &made);
     int ok = w.file >= 0 && w.cols;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
     if (ok && w.cols) { /* the room is on every rank where ok is */
@@ -673,7 +701,8 @@ int ld_h5_write(MPI_Comm comm, const ld_h5_context *c)
                     "loomdist: could not write %s (HDF5 write or rename failed; "
                     "is the disk full?); no results file was left\n",
                     c->o->output);
-            remove(tmp);
+            if (made)
+                remove(tmp);
         }
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, comm);

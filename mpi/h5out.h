@@ -39,8 +39,14 @@ typedef struct ld_h5_context {
 } ld_h5_context;
 
 /* The temporary name a run writes before the rename: "<output>.tmp". A run that died
- * leaves only this, and the next run with the same output overwrites it. */
+ * leaves only this, and the next run with the same output replaces it. */
 void ld_h5_temp_name(const char *output, char *out, size_t len);
+
+/* On rank 0, before parallel HDF5 opens it: create the temporary file new, with
+ * O_EXCL and O_NOFOLLOW, so that MPI-IO then truncates a file this run made and not
+ * whatever a symbolic link planted at that name points to. 0, or a negative errno
+ * (-EEXIST when anything is there). */
+int ld_h5_temp_create(const char *tmp);
 
 /* Collective, before any work: create the temporary file as the write will (parallel
  * HDF5 over MPI-IO, every rank), close it and remove it. A file system that MPI-IO or

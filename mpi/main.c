@@ -48,10 +48,30 @@ static int leave(int rank, int status, const char *msg)
     return status;
 }
 
+/* A temporary file left by an interrupted run is named and removed; anything else
+ * there (a symbolic link someone planted in a shared folder, a folder) is left as it
+ * is, and what a link points to is never opened. */
+static int clear_leftover(const char *tmp, char *err, size_t errlen)
+{
+    struct stat st;
+    if (lstat(tmp, &st) != 0)
+        return 0;
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen,
+                 "%s is in the way of --output and is not a file a run left%s: "
+                 "remove it or choose another --output",
+                 tmp, S_ISLNK(st.st_mode) ? " (a symbolic link, left alone)" : "");
+        return -1;
+    }
+    fprintf(stderr, "loomdist: replacing %s, left by an interrupted run\n", tmp);
+    unlink(tmp);
+    return 0;
+}
+
 /* Can the output be created, and does its disk have room for it? Tried for real on
- * rank 0, with the temporary name the writer will use, so "no such folder",
- * "read-only" and "disk full" all show before any work. A temporary file left by an
- * interrupted run is named and then replaced. */
+ * rank 0, with the temporary name the writer will use, made as the writer makes it
+ * (ld_h5_temp_create: a new file, never through a link), so "no such folder",
+ * "read-only" and "disk full" all show before any work. */
 static int check_output(const ld_options *o, int ranks, char *err, size_t errlen)
 {
     const char *output = o->output;
@@ -62,14 +82,13 @@ static int check_output(const ld_options *o, int ranks, char *err, size_t errlen
     }
     char tmp[LD_OUTPUT_MAX + 8];
     ld_h5_temp_name(output, tmp, sizeof tmp);
-    if (access(tmp, F_OK) == 0)
-        fprintf(stderr, "loomdist: replacing %s, left by an interrupted run\n", tmp);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot write --output %s: %s", output, strerror(errno));
+    if (clear_leftover(tmp, err, errlen) != 0)
+        return -1;
+    int rc = ld_h5_temp_create(tmp);
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot write --output %s: %s", output, strerror(-rc));
         return -1;
     }
-    close(fd);
     unlink(tmp);
     return ld_room_disk(o, ld_room_output_bytes(o, ranks), err, errlen);
 }

@@ -6,7 +6,8 @@
  * back once its reply is read, each between two parks. A connection belongs to one
  * request at a time, so its reads and writes never meet another thread's (-EBUSY).
  * The request's bytes and the reply's live in the connection, on the heap, so a
- * parked thread's stack holds little to freeze.
+ * parked thread's stack holds little to freeze. Each park (connect, write, read) is
+ * given what is left of the request's time.
  */
 #include "http_client_inbox.h"
 
@@ -21,18 +22,21 @@ typedef struct pool_conn pool_conn;
 
 struct pool_conn {
     ld_io_stream *stream;
-    pool_conn *next; /* on the idle list */
-    bool reused;     /* it has carried a request before this one */
+    pool_conn *next;   /* on the idle list */
+    bool reused;       /* it has carried a request before this one */
+    uint64_t deadline; /* its request's, on uv_hrtime's clock */
     ld_http_inbox in;
 };
 
 struct ld_http_pool {
     struct sockaddr_storage addr;
     pool_conn *idle; /* the most recently used first */
+    uint64_t timeout_ns;
     char host[LD_HTTP_HOST_MAX];
 };
 
-int ld_http_pool_open(ld_http_pool **out, const struct sockaddr *addr, const char *host)
+int ld_http_pool_open(ld_http_pool **out, const struct sockaddr *addr, const char *host,
+                      uint64_t timeout_ns)
 {
     size_t len = addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
                                              : sizeof(struct sockaddr_in);
@@ -45,6 +49,7 @@ int ld_http_pool_open(ld_http_pool **out, const struct sockaddr *addr, const cha
         return -ENOMEM;
     memcpy(&p->addr, addr, len);
     strcpy(p->host, host);
+    p->timeout_ns = ld_http_timeout(timeout_ns);
     *out = p;
     return 0;
 }
@@ -56,17 +61,26 @@ static void conn_free(pool_conn *c)
     free(c);
 }
 
-/* In a green thread: a new connection, parked until the server has taken it. */
-static int conn_new(ld_http_pool *p, pool_conn **out)
+/* What a park may take of the time left before deadline: gt_io.h's 0 would be no
+ * limit at all, so a deadline passed leaves 1 ns. */
+static uint64_t park_for(uint64_t deadline)
+{
+    uint64_t left = ld_http_left(deadline);
+    return left ? left : 1;
+}
+
+/* In a green thread: a new connection, parked until the server has taken it, by
+ * deadline. */
+static int conn_new(ld_http_pool *p, uint64_t deadline, pool_conn **out)
 {
     pool_conn *c = calloc(1, sizeof *c);
 
     if (!c)
         return -ENOMEM;
+    c->deadline = deadline;
     int rc = ld_http_inbox_open(&c->in);
     if (rc == 0)
-        rc = ld_io_connect((struct sockaddr *)&p->addr, LD_HTTP_CONNECT_TIMEOUT_NS,
-                           &c->stream);
+        rc = ld_io_connect((struct sockaddr *)&p->addr, park_for(deadline), &c->stream);
     if (rc != 0) {
         conn_free(c);
         return rc;
@@ -79,7 +93,7 @@ static int conn_new(ld_http_pool *p, pool_conn **out)
 static ssize_t stream_read(void *transport, void *buf, size_t len)
 {
     const pool_conn *c = transport;
-    return ld_io_read(c->stream, buf, len, 0);
+    return ld_io_read(c->stream, buf, len, park_for(c->deadline));
 }
 
 static int conn_exchange(ld_http_pool *p, pool_conn *c, const char *target,
@@ -88,33 +102,35 @@ static int conn_exchange(ld_http_pool *p, pool_conn *c, const char *target,
     int rc = ld_http_inbox_request(&c->in, target, p->host);
 
     if (rc == 0)
-        rc = ld_io_write(c->stream, c->in.req, c->in.req_len, 0);
+        rc = ld_io_write(c->stream, c->in.req, c->in.req_len, park_for(c->deadline));
     if (rc == 0)
         rc = ld_http_inbox_receive(&c->in, stream_read, c, out);
     return rc == 1 ? 0 : rc;
 }
 
-/* An idle connection, or a new one. */
-static int conn_take(ld_http_pool *p, pool_conn **out)
+/* An idle connection, or a new one, for a request due by deadline. */
+static int conn_take(ld_http_pool *p, uint64_t deadline, pool_conn **out)
 {
     if (!p->idle)
-        return conn_new(p, out);
+        return conn_new(p, deadline, out);
     *out = p->idle;
     p->idle = p->idle->next;
+    (*out)->deadline = deadline;
     return 0;
 }
 
 int ld_http_pool_get(ld_http_pool *p, const char *target, ld_http_reply *out)
 {
+    uint64_t deadline = uv_hrtime() + p->timeout_ns;
     pool_conn *c;
-    int rc = conn_take(p, &c);
+    int rc = conn_take(p, deadline, &c);
 
     if (rc != 0)
         return rc;
     rc = conn_exchange(p, c, target, out);
     if (rc != 0 && c->reused && ld_http_inbox_stale(&c->in, rc)) {
         conn_free(c);
-        rc = conn_new(p, &c);
+        rc = conn_new(p, deadline, &c);
         if (rc != 0)
             return rc;
         rc = conn_exchange(p, c, target, out);

@@ -60,6 +60,19 @@ typedef ssize_t (*ld_http_read_fn)(void *transport, void *buf, size_t len);
 int ld_http_inbox_receive(ld_http_inbox *in, ld_http_read_fn read, void *transport,
                           ld_http_reply *out);
 
+/* A client's timeout, 0 standing for the default. */
+static inline uint64_t ld_http_timeout(uint64_t timeout_ns)
+{
+    return timeout_ns ? timeout_ns : LD_HTTP_TIMEOUT_NS;
+}
+
+/* The time left before deadline (uv_hrtime's clock), in ns; 0 once it has passed. */
+static inline uint64_t ld_http_left(uint64_t deadline)
+{
+    uint64_t now = uv_hrtime();
+    return deadline > now ? deadline - now : 0;
+}
+
 /* Whether rc, from a request on a connection that had carried one before, says the
  * server had closed it while idle: the request may go again on a new one. */
 bool ld_http_inbox_stale(const ld_http_inbox *in, int rc);

@@ -4,8 +4,9 @@
  *
  * A connection belongs to one request at a time; it reads only while that request
  * waits for its reply, so an idle connection keeps the loop alive no more than an
- * idle socket does. The pool is freed with its last connection, once libuv has closed
- * every handle.
+ * idle socket does. Its timer runs while a request is under way, and fails it at its
+ * deadline. The pool is freed with its last connection, once libuv has closed every
+ * handle.
  */
 #include "http_client_inbox.h"
 
@@ -21,26 +22,31 @@ struct ld_http_uv_pool {
     struct sockaddr_storage addr;
     uv_conn *idle; /* the most recently used first */
     size_t conns;  /* not yet closed by libuv */
-    bool closing;  /* ld_http_uv_pool_close was called */
+    uint64_t timeout_ns;
+    bool closing; /* ld_http_uv_pool_close was called */
     char host[LD_HTTP_HOST_MAX];
 };
 
 struct uv_conn {
-    uv_tcp_t tcp; /* data: the connection */
+    uv_tcp_t tcp;     /* data: the connection */
+    uv_timer_t timer; /* data: the connection */
     uv_connect_t connect;
     uv_write_t write;
     ld_http_uv_pool *pool;
     uv_conn *next; /* on the idle list */
     ld_http_uv_done done;
     void *arg;
-    bool reused;  /* it has carried a request before this one */
-    bool writing; /* its write's callback has not come yet */
-    bool idling;  /* its request is over: idle once that callback comes */
+    bool reused;       /* it has carried a request before this one */
+    bool writing;      /* its write's callback has not come yet */
+    bool idling;       /* its request is over: idle once that callback comes */
+    int handles;       /* tcp and timer, until both are closed */
+    uint64_t deadline; /* its request's, on uv_hrtime's clock */
     ld_http_inbox in;
 };
 
 int ld_http_uv_pool_open(ld_http_uv_pool **out, uv_loop_t *loop,
-                         const struct sockaddr *addr, const char *host)
+                         const struct sockaddr *addr, const char *host,
+                         uint64_t timeout_ns)
 {
     size_t len = addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
                                              : sizeof(struct sockaddr_in);
@@ -54,6 +60,7 @@ int ld_http_uv_pool_open(ld_http_uv_pool **out, uv_loop_t *loop,
     p->loop = loop;
     memcpy(&p->addr, addr, len);
     strcpy(p->host, host);
+    p->timeout_ns = ld_http_timeout(timeout_ns);
     *out = p;
     return 0;
 }
@@ -64,6 +71,8 @@ static void conn_on_closed(uv_handle_t *h)
     uv_conn *c = h->data;
     ld_http_uv_pool *p = c->pool;
 
+    if (--c->handles != 0)
+        return;
     ld_http_inbox_close(&c->in);
     free(c);
     if (--p->conns == 0 && p->closing)
@@ -73,6 +82,7 @@ static void conn_on_closed(uv_handle_t *h)
 static void conn_close(uv_conn *c)
 {
     uv_close((uv_handle_t *)&c->tcp, conn_on_closed);
+    uv_close((uv_handle_t *)&c->timer, conn_on_closed);
 }
 
 /* A kept-alive connection back on the idle list, or closed if the pool is. */
@@ -101,6 +111,7 @@ static void conn_finish(uv_conn *c, int rc, const ld_http_reply *reply)
     void *arg = c->arg;
 
     c->done = NULL;
+    uv_timer_stop(&c->timer);
     uv_read_stop((uv_stream_t *)&c->tcp);
     if (rc != 0 || !c->in.keep_alive)
         conn_close(c);
@@ -126,8 +137,10 @@ static int conn_new(ld_http_uv_pool *p, uv_conn **out)
         free(c);
         return rc;
     }
+    uv_timer_init(p->loop, &c->timer); /* fails for no reason on Linux */
     c->pool = p;
-    c->tcp.data = c;
+    c->tcp.data = c->timer.data = c;
+    c->handles = 2;
     p->conns++;
     *out = c;
     return 0;
@@ -196,10 +209,29 @@ static int conn_send(uv_conn *c)
     return rc;
 }
 
+/* The request's deadline passed: it fails, and its connection closes (cancelling a
+ * connect or a write under way, whose callbacks then find no request). */
+static void conn_on_deadline(uv_timer_t *t)
+{
+    uv_conn *c = t->data;
+
+    if (c->done)
+        conn_finish(c, -ETIMEDOUT, NULL);
+}
+
+/* Fail the request at its deadline. */
+static int conn_arm(uv_conn *c)
+{
+    uint64_t ms = (ld_http_left(c->deadline) + 999999u) / 1000000u;
+    return uv_timer_start(&c->timer, conn_on_deadline, ms, 0);
+}
+
 static void conn_on_connect(uv_connect_t *r, int status)
 {
     uv_conn *c = r->handle->data;
 
+    if (!c->done)
+        return;
     if (status == 0)
         status = uv_tcp_nodelay(&c->tcp, 1);
     if (status == 0)
@@ -229,9 +261,13 @@ static void conn_fail(uv_conn *c, int rc)
     fresh->in.req_len = c->in.req_len;
     fresh->done = c->done;
     fresh->arg = c->arg;
+    fresh->deadline = c->deadline;
     c->done = NULL;
+    uv_timer_stop(&c->timer);
     conn_close(c);
     rc = conn_connect(fresh);
+    if (rc == 0)
+        rc = conn_arm(fresh);
     if (rc != 0)
         conn_finish(fresh, rc, NULL);
 }
@@ -257,7 +293,13 @@ int ld_http_uv_get(ld_http_uv_pool *p, const char *target, ld_http_uv_done done,
     }
     c->done = done;
     c->arg = arg;
-    return 0;
+    c->deadline = uv_hrtime() + p->timeout_ns;
+    rc = conn_arm(c);
+    if (rc != 0) {
+        c->done = NULL;
+        conn_close(c);
+    }
+    return rc;
 }
 
 void ld_http_uv_pool_close(ld_http_uv_pool *p)

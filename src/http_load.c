@@ -50,6 +50,8 @@ typedef struct load_conn {
     uint64_t sent_ns; /* the request in flight's write; 0 when none */
     unsigned tries;   /* connects failed in a row */
     enum conn_state state;
+    bool writing; /* write's callback has not come yet */
+    bool idling;  /* the response came first: send the next once that callback comes */
 } load_conn;
 
 struct load_thread {
@@ -135,12 +137,19 @@ static void conn_error(load_conn *c, int rc)
     conn_drop(c);
 }
 
+static void conn_send(load_conn *c);
+
+/* The write is libuv's no more: the next request, held back for it, may go now. */
 static void conn_on_write(uv_write_t *w, int status)
 {
     load_conn *c = w->data;
+    bool idling = c->idling;
 
+    c->writing = c->idling = false;
     if (status < 0 && status != UV_ECANCELED && c->state == C_OPEN)
         conn_error(c, status);
+    else if (status == 0 && idling && c->state == C_OPEN)
+        conn_send(c);
 }
 
 /* Send the request, or end the connection when the run is over. */
@@ -167,12 +176,16 @@ static void conn_send(load_conn *c)
         buf = uv_buf_init((char *)t->req + n, (unsigned)(t->req_len - (size_t)n));
     c->write.data = c;
     int rc = uv_write(&c->write, (uv_stream_t *)&c->tcp, &buf, 1, conn_on_write);
+    c->writing = rc == 0;
     if (rc != 0)
         conn_error(c, rc);
 }
 
 /* A response read whole: count it, then the next request, or a new connection when
- * this one cannot carry it. */
+ * this one cannot carry it. The response can come before libuv has called back for
+ * the request's write (the loop reads a socket before it runs the callbacks of writes
+ * that finished), and c->write may not be reused until then: the next request waits
+ * for that callback. */
 static void conn_response(load_conn *c, const ld_http_response *res)
 {
     load_thread *t = c->t;
@@ -185,10 +198,12 @@ static void conn_response(load_conn *c, const ld_http_response *res)
     if (res->status < 200 || res->status > 299)
         t->r.non_2xx++;
     c->sent_ns = 0;
-    if (res->keep_alive)
-        conn_send(c);
-    else
+    if (!res->keep_alive)
         conn_drop(c);
+    else if (c->writing)
+        c->idling = true;
+    else
+        conn_send(c);
 }
 
 static void conn_on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)

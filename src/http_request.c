@@ -26,6 +26,8 @@ void ld_http_limits_resolve(ld_http_limits *out, const ld_http_limits *limits)
         .connections = LD_HTTP_CONNECTIONS,
         .request_timeout_ms = LD_HTTP_REQUEST_TIMEOUT_MS,
         .pipeline = LD_HTTP_PIPELINE,
+        .held = LD_HTTP_HELD_REQUESTS,
+        .held_body_bytes = LD_HTTP_HELD_BODY_BYTES,
     };
     ld_http_limits in = limits ? *limits : defaults;
 
@@ -37,6 +39,9 @@ void ld_http_limits_resolve(ld_http_limits *out, const ld_http_limits *limits)
     out->request_timeout_ms =
         in.request_timeout_ms ? in.request_timeout_ms : defaults.request_timeout_ms;
     out->pipeline = in.pipeline ? in.pipeline : defaults.pipeline;
+    out->held = in.held ? in.held : defaults.held;
+    out->held_body_bytes =
+        in.held_body_bytes ? in.held_body_bytes : defaults.held_body_bytes;
 }
 
 /* Refuse the input from inside a callback: the parser stops with a callback error. */

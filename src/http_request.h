@@ -38,8 +38,9 @@ struct ld_http_request {
     bool keep_alive; /* the connection may carry another request after this one */
     bool http_1_0;   /* keep-alive must then be said in the response */
     /* What the server keeps. */
-    struct ld_http_conn *conn; /* NULL once the connection has closed */
-    ld_http_request *next;     /* in the connection's queue */
+    struct ld_http_conn *conn;     /* NULL once the connection has closed */
+    struct ld_http_server *server; /* an orphan's, kept open until it is answered */
+    ld_http_request *next;         /* in the connection's queue */
     uv_write_t write;
     char *out; /* the response, once answered */
     size_t out_len;

@@ -11,8 +11,12 @@
  * written, the write side shut down, and what the client still sends is read and
  * dropped for a moment (a linger), so that closing does not reset the connection under
  * responses the client has not read yet. Or at once (an error, a timeout, the server
- * closing): the requests the handler holds are orphaned (their conn set to NULL) and
- * the rest freed.
+ * closing): the requests the handler holds are orphaned (their conn set to NULL, their
+ * body freed) and the rest freed.
+ *
+ * Every request read counts towards the server's `held` until it is freed: written,
+ * dropped, or, for an orphan, answered. An orphan holds a reference on the server, so
+ * that it can uncount itself whenever the handler answers it.
  *
  * The timer runs whenever the handler holds none of the connection's requests; see
  * request_timeout_ms in http.h.
@@ -86,6 +90,28 @@ static void server_unref(ld_http_server *s)
 
 /* --- Closing --------------------------------------------------------------------- */
 
+/* A request the server held is gone. */
+static void request_drop(ld_http_server *s, ld_http_request *req)
+{
+    s->stats.held_body_bytes -= req->body_cap;
+    ld_http_request_free(req);
+    s->stats.held--;
+}
+
+/* req's connection closes while the handler holds it: only what the handler reads
+ * stays, and it keeps the server until answered. */
+static void request_orphan(ld_http_server *s, ld_http_request *req)
+{
+    req->conn = NULL;
+    req->server = s;
+    s->stats.held_body_bytes -= req->body_cap;
+    free(req->body);
+    req->body = NULL;
+    req->body_len = req->body_cap = 0;
+    s->refs++;
+    s->stats.orphaned++;
+}
+
 static void on_conn_closed(uv_handle_t *h)
 {
     http_conn *c = h->data;
@@ -110,12 +136,10 @@ static void conn_close(http_conn *c)
     ld_http_reader_fini(&c->reader);
     for (ld_http_request *req = c->head, *next; req; req = next) {
         next = req->next;
-        if (req->state == LD_HTTP_HELD) {
-            req->conn = NULL;
-            s->stats.orphaned++;
-        } else {
-            ld_http_request_free(req);
-        }
+        if (req->state == LD_HTTP_HELD)
+            request_orphan(s, req);
+        else
+            request_drop(s, req);
     }
     c->head = c->tail = NULL;
     free(c->stash);
@@ -177,7 +201,7 @@ static void on_written(uv_write_t *w, int status)
     ld_http_request *req = w->data;
     http_conn *c = req->conn;
 
-    ld_http_request_free(req);
+    request_drop(c->server, req);
     c->held--;
     if (c->closing)
         return;
@@ -200,7 +224,7 @@ static void conn_flush(http_conn *c)
         req->write.data = req;
         uv_buf_t b = uv_buf_init(req->out, (unsigned)req->out_len);
         if (uv_write(&req->write, (uv_stream_t *)&c->tcp, &b, 1, on_written) != 0) {
-            ld_http_request_free(req);
+            request_drop(c->server, req);
             c->held--;
             conn_close(c);
         }
@@ -260,7 +284,9 @@ int ld_http_respond(ld_http_request *req, int status, const char *headers,
     int rc = 0;
 
     if (!c) {
-        ld_http_request_free(req);
+        ld_http_server *s = req->server;
+        request_drop(s, req);
+        server_unref(s);
         return -ECONNRESET;
     }
     if (status < 200 || status > 599) {
@@ -279,6 +305,11 @@ int ld_http_respond(ld_http_request *req, int status, const char *headers,
     conn_flush(c);
     conn_wait(c);
     return rc;
+}
+
+int ld_http_request_orphaned(const ld_http_request *req)
+{
+    return req->conn == NULL;
 }
 
 /* --- Reading --------------------------------------------------------------------- */
@@ -302,16 +333,35 @@ static void conn_enqueue(http_conn *c, ld_http_request *req)
         c->head = req;
     c->tail = req;
     c->held++;
+    c->server->stats.held++;
+    c->server->stats.held_body_bytes += req->body_cap;
     c->unanswered++;
     uv_timer_stop(&c->timer);
 }
 
+static void conn_refuse(http_conn *c, int status);
+
+/* Whether the server may hold req too, under its bounds on requests held and their
+ * bodies. */
+static bool server_has_room(const ld_http_server *s, const ld_http_request *req)
+{
+    return s->stats.held < s->limits.held &&
+           (req->body_cap == 0 ||
+            s->stats.held_body_bytes + req->body_cap <= s->limits.held_body_bytes);
+}
+
 /* Queue req and hand it to the handler, which may answer it, or close the server,
- * before it returns. */
+ * before it returns; past the server's bounds on what it holds, refuse it with 503
+ * instead. */
 static void conn_dispatch(http_conn *c, ld_http_request *req)
 {
     ld_http_server *s = c->server;
 
+    if (!server_has_room(s, req)) {
+        ld_http_request_free(req);
+        conn_refuse(c, 503);
+        return;
+    }
     s->stats.requests++;
     conn_enqueue(c, req);
     if (++c->requests >= s->limits.requests)

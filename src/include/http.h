@@ -20,7 +20,11 @@
  * A connection that closes while the handler holds some of its requests (the client
  * left, a limit closed it, the server is closing) leaves those requests valid: the
  * handler still answers each once, and ld_http_respond then frees it, sends nothing and
- * returns -ECONNRESET. Nothing else the handler holds points into the connection.
+ * returns -ECONNRESET. Nothing else the handler holds points into the connection. An
+ * orphan's body is freed when it is orphaned (ld_http_request_body then gives ""), and
+ * ld_http_request_orphaned says which requests are orphans, so that a handler can drop
+ * work queued for a client that has gone. An orphan keeps counting towards `held`
+ * until it is answered.
  *
  * Bounds (ld_http_limits). A request past one is refused with the status named, sent
  * after the responses to the requests before it, and its connection closed; the server
@@ -43,13 +47,15 @@
 /* --- Bounds -------------------------------------------------------------------- */
 
 /* Each bound's default, what a 0 in ld_http_limits stands for. */
-#define LD_HTTP_HEADER_BYTES 8192u        /* 431 */
-#define LD_HTTP_HEADERS 64u               /* 431 */
-#define LD_HTTP_BODY_BYTES 65536u         /* 413 */
-#define LD_HTTP_REQUESTS 10000u           /* Connection: close on the last */
-#define LD_HTTP_CONNECTIONS 1024u         /* 503 */
-#define LD_HTTP_REQUEST_TIMEOUT_MS 20000u /* 408 */
-#define LD_HTTP_PIPELINE 32u              /* reading pauses */
+#define LD_HTTP_HEADER_BYTES 8192u          /* 431 */
+#define LD_HTTP_HEADERS 64u                 /* 431 */
+#define LD_HTTP_BODY_BYTES 65536u           /* 413 */
+#define LD_HTTP_REQUESTS 10000u             /* Connection: close on the last */
+#define LD_HTTP_CONNECTIONS 1024u           /* 503 */
+#define LD_HTTP_REQUEST_TIMEOUT_MS 20000u   /* 408 */
+#define LD_HTTP_PIPELINE 32u                /* reading pauses */
+#define LD_HTTP_HELD_REQUESTS 4096u         /* 503 */
+#define LD_HTTP_HELD_BODY_BYTES (32u << 20) /* 503 */
 
 typedef struct ld_http_limits {
     /* Bytes of a request's URL and of its header names and values, together; the
@@ -71,6 +77,15 @@ typedef struct ld_http_limits {
      * off part way is answered 408; an idle connection is closed with no answer. */
     uint32_t request_timeout_ms;
     uint32_t pipeline; /* requests per connection read and not yet written back */
+    /* Requests read and not yet written back or freed, on every connection together,
+     * those orphaned by a closed connection included: one more is refused 503. With
+     * pipeline, it bounds what clients that pipeline and close can leave behind. */
+    uint32_t held;
+    /* Bytes of the bodies of those requests (as allocated, up to twice their length),
+     * together: one more request with a body is refused 503. A connection that pauses
+     * at its pipeline reads nothing more, so it may not see its client go until an
+     * answer is written; this bounds what such connections keep meanwhile. */
+    uint32_t held_body_bytes;
 } ld_http_limits;
 
 /* --- Server -------------------------------------------------------------------- */
@@ -87,13 +102,16 @@ typedef struct ld_http_server_stats {
     uint64_t open;              /* connections open now */
     uint64_t peak_open;         /* the most open at once */
     uint64_t requests;          /* requests read whole and handed to the handler */
-    uint64_t orphaned;          /* of those, answered after their connection had closed */
+    uint64_t orphaned;          /* of those, left by a connection that closed first */
+    uint64_t held;              /* requests held now, orphans included */
+    uint64_t held_body_bytes;   /* their bodies' bytes now */
     uint64_t bad_request;       /* 400: bytes libhttp-parser refuses, or no URL path */
     uint64_t timed_out;         /* 408 */
     uint64_t body_too_large;    /* 413 */
     uint64_t headers_too_large; /* 431: header bytes or header fields */
-    uint64_t unavailable; /* 503: connections past the bound, or no memory for one */
-    uint64_t bad_version; /* 505: a major version other than 1 */
+    uint64_t unavailable;       /* 503: connections or requests held past their bounds, or
+                                   no memory for one */
+    uint64_t bad_version;       /* 505: a major version other than 1 */
 } ld_http_server_stats;
 
 /* Listen on addr (IPv4 or IPv6; port 0 takes a free one) on loop, handing requests to
@@ -134,8 +152,11 @@ const char *ld_http_request_query(const ld_http_request *req);
 /* The value of the first header named name (any case), or NULL. */
 const char *ld_http_request_header(const ld_http_request *req, const char *name);
 
-/* The body, *len bytes (0 and "" when there is none). */
+/* The body, *len bytes (0 and "" when there is none, or the request is an orphan). */
 const char *ld_http_request_body(const ld_http_request *req, size_t *len);
+
+/* Whether req's connection has closed: its answer will go nowhere. */
+int ld_http_request_orphaned(const ld_http_request *req);
 
 /* Answer req with status (200-599) and body[0..len), after the header lines in
  * `headers` ("Name: value\r\n" each; NULL for none). The server adds Content-Length and

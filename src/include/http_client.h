@@ -17,11 +17,14 @@
  * the next request before a byte of the response comes back; that request is sent
  * once more, on a new connection. GET is idempotent, so this is safe.
  *
- * Waits. A connect gives up after LD_HTTP_CONNECT_TIMEOUT_NS on the green transport,
- * and when the kernel does on the others; a response is waited for as long as it
- * takes, and a server that goes away ends the wait with an error.
+ * Deadlines. Every request ends within the timeout its client was opened with,
+ * counted from the call: its connect, its write, the wait for its reply and a stale
+ * request's second try (below) all fall within it. Past it the request fails with
+ * -ETIMEDOUT and its connection is closed, so that a server that takes a connection
+ * and never answers cannot hold a caller longer. A server that goes away ends the wait
+ * sooner, with an error.
  *
- * Errors are negative errnos: a connect's (-ECONNREFUSED, -ETIMEDOUT, ...), -ECONNRESET
+ * Errors are negative errnos: a connect's (-ECONNREFUSED, ...), -ETIMEDOUT, -ECONNRESET
  * or -EPIPE when the server closed the connection, -EPROTO for bytes that are not a
  * response, -EMSGSIZE for a body of LD_HTTP_REPLY_MAX bytes or more, -EINVAL for a
  * target or host that is not one word, -ENOMEM. SIGPIPE is the program's to ignore
@@ -42,8 +45,8 @@
 /* The longest Host header value, with its NUL. */
 #define LD_HTTP_HOST_MAX 272
 
-/* How long a connect of the green transport may take. */
-#define LD_HTTP_CONNECT_TIMEOUT_NS (10ull * 1000 * 1000 * 1000)
+/* The timeout a client opened with 0 takes: a minute, as the longest /think. */
+#define LD_HTTP_TIMEOUT_NS (60ull * 1000 * 1000 * 1000)
 
 /* A response, copied out of the connection it came on. */
 typedef struct ld_http_reply {
@@ -57,9 +60,11 @@ typedef struct ld_http_reply {
 
 typedef struct ld_http_conn ld_http_conn;
 
-/* A client of the server at addr (IPv4 or IPv6), sending host as the Host header; it
- * connects at its first request. -ENOMEM, -EINVAL. */
-int ld_http_conn_open(ld_http_conn **out, const struct sockaddr *addr, const char *host);
+/* A client of the server at addr (IPv4 or IPv6), sending host as the Host header,
+ * each request ending within timeout_ns (0: LD_HTTP_TIMEOUT_NS); it connects at its
+ * first request. -ENOMEM, -EINVAL. */
+int ld_http_conn_open(ld_http_conn **out, const struct sockaddr *addr, const char *host,
+                      uint64_t timeout_ns);
 
 /* GET target, blocking the calling OS thread until the reply is read. */
 int ld_http_conn_get(ld_http_conn *c, const char *target, ld_http_reply *out);
@@ -73,9 +78,11 @@ void ld_http_conn_close(ld_http_conn *c);
 typedef struct ld_http_pool ld_http_pool;
 
 /* A pool for the green threads of the calling thread's scheduler, to the server at
- * addr, sending host as the Host header; it opens no connection yet. Its connections
- * belong to that scheduler (gt_io.h). -ENOMEM, -EINVAL. */
-int ld_http_pool_open(ld_http_pool **out, const struct sockaddr *addr, const char *host);
+ * addr, sending host as the Host header, each request ending within timeout_ns (0:
+ * LD_HTTP_TIMEOUT_NS); it opens no connection yet. Its connections belong to that
+ * scheduler (gt_io.h). -ENOMEM, -EINVAL. */
+int ld_http_pool_open(ld_http_pool **out, const struct sockaddr *addr, const char *host,
+                      uint64_t timeout_ns);
 
 /* In a green thread of the pool's scheduler: GET target on an idle connection or a new
  * one, parking until the reply is read. Any number of green threads may be in it at
@@ -98,9 +105,11 @@ typedef struct ld_http_uv_pool ld_http_uv_pool;
 typedef void (*ld_http_uv_done)(void *arg, int rc, const ld_http_reply *reply);
 
 /* A pool on loop, used on the loop's thread only, to the server at addr, sending host
- * as the Host header. -ENOMEM, -EINVAL. */
+ * as the Host header, each request ending within timeout_ns (0: LD_HTTP_TIMEOUT_NS).
+ * -ENOMEM, -EINVAL. */
 int ld_http_uv_pool_open(ld_http_uv_pool **out, uv_loop_t *loop,
-                         const struct sockaddr *addr, const char *host);
+                         const struct sockaddr *addr, const char *host,
+                         uint64_t timeout_ns);
 
 /* GET target on an idle connection or a new one. Returns 0, and done(arg, ...) is then
  * called once, later; or a negative errno, and it is not called. */

@@ -13,7 +13,7 @@ add_executable(test_http_server ${LD_HTTP_DIR}/test_http_server.c)
 target_link_libraries(test_http_server PRIVATE ld_runtime)
 target_include_directories(test_http_server PRIVATE ${PROJECT_SOURCE_DIR}/tests/unit
   ${LD_HTTP_DIR})
-set(LD_HTTP_CASES keepalive pipeline orphan disconnect slowloris oversized garbage
+set(LD_HTTP_CASES keepalive pipeline orphan held disconnect slowloris oversized garbage
   exhaustion requests nonreader server-close)
 foreach(case ${LD_HTTP_CASES})
   add_test(NAME http.server.${case} COMMAND test_http_server ${case})
@@ -27,9 +27,14 @@ target_include_directories(test_http_plan PRIVATE ${PROJECT_SOURCE_DIR}/tests/un
   ${LD_HTTP_DIR})
 add_test(NAME http.plan COMMAND test_http_plan)
 
+# Clients that pipeline 64 KiB bodies to /think?ms=60000 and reset, over and over:
+# the clearinghouse's memory stays bounded and the excess is answered 503.
+add_test(NAME http.held COMMAND ${LD_HTTP_DIR}/test_clearinghouse_held.py
+  $<TARGET_FILE:loomdist-clearinghouse>)
+
 add_test(NAME http.cli COMMAND ${LD_HTTP_DIR}/test_clearinghouse_cli.sh
   $<TARGET_FILE:loomdist-clearinghouse> ${CMAKE_CURRENT_BINARY_DIR}/http-cli)
 
-set_tests_properties(http.client http.plan http.cli ${LD_HTTP_SERVER_TESTS} PROPERTIES
+set_tests_properties(http.client http.plan http.cli http.held ${LD_HTTP_SERVER_TESTS} PROPERTIES
   LABELS http TIMEOUT 60)
 set_tests_properties(http.cli PROPERTIES SKIP_RETURN_CODE 77)

@@ -29,6 +29,7 @@ typedef struct test_server {
     ld_http_limits limits;
     int port, rc;
     int orphan_answers;         /* ld_http_respond said -ECONNRESET */
+    size_t orphan_body_bytes;   /* the bodies those requests still had */
     int invalid_answers;        /* ld_http_respond said -EINVAL */
     ld_http_server_stats stats; /* at the stop */
 } test_server;
@@ -52,6 +53,7 @@ static void answer(test_server *ts, ld_http_request *req)
     int rc =
         ld_http_respond(req, status, "Content-Type: text/plain\r\n", body, (size_t)n);
     ts->orphan_answers += rc == -ECONNRESET;
+    ts->orphan_body_bytes += rc == -ECONNRESET ? len : 0;
     ts->invalid_answers += rc == -EINVAL;
 }
 
@@ -302,6 +304,45 @@ static void post_orphan(const test_server *ts)
     CHECK(ts->orphan_answers >= 1 && ts->stats.orphaned >= 1,
           "a reset client's answer was not orphaned (%d, %llu)", ts->orphan_answers,
           (unsigned long long)ts->stats.orphaned);
+}
+
+/* Clients that pipeline requests with bodies and reset, leaving orphans that fill the
+ * server's bound on requests held (8): a fresh client is then answered 503, and served
+ * again once the orphans are answered. */
+static void case_held(test_server *ts)
+{
+    static const char post[] = "POST /after?ms=600 HTTP/1.1\r\nHost: x\r\n"
+                               "Content-Length: 10\r\n\r\n0123456789";
+    test_conn gone[4], fresh;
+
+    for (int i = 0; i < 4; i++) {
+        CHECK(test_connect(&gone[i], ts->port) == 0, "connect");
+        test_send_str(&gone[i], post);
+        test_send_str(&gone[i], post);
+    }
+    sleep_ms(50);
+    for (int i = 0; i < 4; i++)
+        test_close(&gone[i], 1);
+    sleep_ms(50);
+    CHECK(test_connect(&fresh, ts->port) == 0, "connect");
+    test_get(&fresh, "/now?past-the-bound", NULL);
+    expect(&fresh, 503, "Service Unavailable", "a request past the bound");
+    test_close(&fresh, 0);
+    sleep_ms(700);
+}
+
+static void post_held(const test_server *ts)
+{
+    CHECK(ts->stats.orphaned == 8 && ts->orphan_answers == 8,
+          "%llu orphaned, %d orphans answered, expected 8",
+          (unsigned long long)ts->stats.orphaned, ts->orphan_answers);
+    CHECK(ts->orphan_body_bytes == 0, "the orphans kept %zu bytes of bodies",
+          ts->orphan_body_bytes);
+    CHECK(ts->stats.unavailable >= 1, "no 503 past the bound on requests held");
+    CHECK(ts->stats.held == 0 && ts->stats.held_body_bytes == 0,
+          "%llu requests, %llu body bytes still held at the stop",
+          (unsigned long long)ts->stats.held,
+          (unsigned long long)ts->stats.held_body_bytes);
 }
 
 /* Clients that leave part way through a request: headers, body; close and reset. */
@@ -604,6 +645,7 @@ static const test_case cases[] = {
     {"keepalive", case_keepalive, post_keepalive, {0}},
     {"pipeline", case_pipeline, NULL, {0}},
     {"orphan", case_orphan, post_orphan, {0}},
+    {"held", case_held, post_held, {.held = 8}},
     {"disconnect", case_disconnect, post_disconnect, {0}},
     {"slowloris", case_slowloris, post_slowloris, {0}},
     {"oversized", case_oversized, post_oversized, {0}},
@@ -633,6 +675,7 @@ static void limits_for(const test_case *tc, ld_http_limits *l)
     l->request_timeout_ms =
         o->request_timeout_ms ? o->request_timeout_ms : l->request_timeout_ms;
     l->requests = o->requests ? o->requests : l->requests;
+    l->held = o->held;
 }
 
 int main(int argc, char **argv)

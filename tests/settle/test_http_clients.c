@@ -117,7 +117,7 @@ static void test_blocking(void)
     char t[256];
     uint64_t calls = 0;
 
-    CHECK(ld_http_conn_open(&c, (struct sockaddr *)&server, host) == 0, "open");
+    CHECK(ld_http_conn_open(&c, (struct sockaddr *)&server, host, 0) == 0, "open");
     for (size_t i = 0; i < TRADES; i++) {
         int failed = -1;
         for (int call = next_check(&trades[i], 0); call > 0;
@@ -173,7 +173,7 @@ static void run_green(ld_gt_fn fn, green_chain *chains, unsigned n)
     ld_sched *s;
     ld_http_pool *pool;
     CHECK(ld_sched_create(&s, NULL) == 0, "sched");
-    CHECK(ld_http_pool_open(&pool, (struct sockaddr *)&server, host) == 0, "pool");
+    CHECK(ld_http_pool_open(&pool, (struct sockaddr *)&server, host, 0) == 0, "pool");
     for (unsigned k = 0; k < n; k++) {
         chains[k].pool = pool;
         CHECK(ld_gt_spawn(s, fn, &chains[k], NULL) == 0, "spawn");
@@ -245,7 +245,7 @@ static void test_uv(void)
     uv_chain chains[CHAINS];
 
     uv_loop_init(&loop);
-    CHECK(ld_http_uv_pool_open(&pool, &loop, (struct sockaddr *)&server, host) == 0,
+    CHECK(ld_http_uv_pool_open(&pool, &loop, (struct sockaddr *)&server, host, 0) == 0,
           "pool");
     for (unsigned k = 0; k < CHAINS; k++) {
         chains[k] = (uv_chain){.pool = pool, .trade = k, .failed = -1};
@@ -316,7 +316,7 @@ static void test_stale(void)
 
     target(t, sizeof t, &trades[0], LD_CALL_COUNTERPARTY, 0.01);
     ld_http_conn *c;
-    CHECK(ld_http_conn_open(&c, (struct sockaddr *)&server, host) == 0, "open");
+    CHECK(ld_http_conn_open(&c, (struct sockaddr *)&server, host, 0) == 0, "open");
     CHECK(outcome(ld_http_conn_get(c, t, &r), &r) >= 0, "blocking: first");
     usleep(4 * IDLE_MS * 1000);
     CHECK(outcome(ld_http_conn_get(c, t, &r), &r) >= 0, "blocking: after idle");
@@ -329,7 +329,7 @@ static void test_stale(void)
     uv_loop_t loop;
     uv_stale u = {0};
     uv_loop_init(&loop);
-    CHECK(ld_http_uv_pool_open(&u.pool, &loop, (struct sockaddr *)&server, host) == 0,
+    CHECK(ld_http_uv_pool_open(&u.pool, &loop, (struct sockaddr *)&server, host, 0) == 0,
           "uv pool");
     uv_timer_init(&loop, &u.timer);
     u.timer.data = &u;
@@ -369,7 +369,7 @@ static void test_refused(void)
     ld_http_reply r;
 
     ld_http_conn *c;
-    CHECK(ld_http_conn_open(&c, (struct sockaddr *)&server, host) == 0, "open");
+    CHECK(ld_http_conn_open(&c, (struct sockaddr *)&server, host, 0) == 0, "open");
     int rc = ld_http_conn_get(c, "/counterparty", &r);
     CHECK(rc == -ECONNREFUSED, "blocking: %d", rc);
     ld_http_conn_close(c);
@@ -382,7 +382,7 @@ static void test_refused(void)
     ld_http_uv_pool *pool;
     rc = 1;
     uv_loop_init(&loop);
-    CHECK(ld_http_uv_pool_open(&pool, &loop, (struct sockaddr *)&server, host) == 0,
+    CHECK(ld_http_uv_pool_open(&pool, &loop, (struct sockaddr *)&server, host, 0) == 0,
           "uv pool");
     CHECK(ld_http_uv_get(pool, "/counterparty", refused_uv, &rc) == 0, "uv get");
     uv_run(&loop, UV_RUN_DEFAULT);
