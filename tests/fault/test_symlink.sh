@@ -5,8 +5,9 @@
 # Usage: test_symlink.sh LOOMDIST WORKDIR
 set -uo pipefail
 bin=$(realpath "$1")
-# shellcheck source=tests/fault/lib.sh
-source "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
+source "$here/lib.sh"
 fresh "$2"
 work=$(pwd)
 

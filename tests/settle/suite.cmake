@@ -37,3 +37,8 @@ add_test(NAME mpi.settle_http_bad COMMAND ${LD_SETTLE_DIR}/test_http_bad.sh
   ${CMAKE_CURRENT_BINARY_DIR}/settle-http-bad)
 set_tests_properties(mpi.settle_http_bad PROPERTIES LABELS "unit;mpi" TIMEOUT 180
   ENVIRONMENT "${LD_MPI_ENV}")
+# A clearinghouse that takes connections and never answers: --ch-timeout fails the run.
+add_test(NAME mpi.settle_http_stall COMMAND ${LD_SETTLE_DIR}/test_http_stall.sh
+  $<TARGET_FILE:loomdist> ${LD_PYTHON} ${CMAKE_CURRENT_BINARY_DIR}/settle-http-stall)
+set_tests_properties(mpi.settle_http_stall PROPERTIES LABELS "mpi;http;fault" TIMEOUT 180
+  ENVIRONMENT "${LD_MPI_ENV}")
