@@ -11,10 +11,16 @@
  * - Under a cap of 2 checks in flight, 6 checks at once are answered, never more than
  *   2 in flight, in no less than half the sum of their latencies; each stats window
  *   counts its own checks only.
+ * - A server that takes connections and never answers fails a request on every
+ *   transport with -ETIMEDOUT at the client's deadline.
+ * - Under a cap of 1, checks queued by clients that then reset are dropped when their
+ *   turn comes: a live client queued behind them is answered as soon as the slot
+ *   frees, not after their 5 s each.
  * An alarm turns a hang into a failure.
  */
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +48,7 @@ static const char *const call_path[LD_SETTLE_CALLS] = {
 static ld_trade trades[TRADES];
 static struct sockaddr_in server;
 static char host[64];
+static uint64_t green_timeout_ns; /* what run_green's pool is opened with */
 
 static int64_t now_ns(void)
 {
@@ -173,7 +180,9 @@ static void run_green(ld_gt_fn fn, green_chain *chains, unsigned n)
     ld_sched *s;
     ld_http_pool *pool;
     CHECK(ld_sched_create(&s, NULL) == 0, "sched");
-    CHECK(ld_http_pool_open(&pool, (struct sockaddr *)&server, host, 0) == 0, "pool");
+    CHECK(ld_http_pool_open(&pool, (struct sockaddr *)&server, host, green_timeout_ns) ==
+              0,
+          "pool");
     for (unsigned k = 0; k < n; k++) {
         chains[k].pool = pool;
         CHECK(ld_gt_spawn(s, fn, &chains[k], NULL) == 0, "spawn");
@@ -443,6 +452,126 @@ static void test_cap(void)
     ld_clearinghouse_stop(ch, NULL);
 }
 
+/* --- Deadlines ------------------------------------------------------------------- */
+
+#define DEADLINE_MS 200
+
+/* A request's time from start to -ETIMEDOUT: at its deadline, give or take a loaded
+ * machine. */
+static void check_deadline(const char *who, int rc, int64_t took)
+{
+    CHECK(rc == -ETIMEDOUT, "%s: %d, not -ETIMEDOUT", who, rc);
+    CHECK(took >= (DEADLINE_MS - 5) * MS && took < 10 * DEADLINE_MS * MS,
+          "%s: failed after %" PRId64 " ms, the deadline %d ms", who, took / 1000000,
+          DEADLINE_MS);
+}
+
+/* A socket that listens on 127.0.0.1 and is never served: the kernel completes the
+ * connects, nobody answers. server and host then name it. */
+static int stalled_server(void)
+{
+    struct sockaddr_in a;
+    socklen_t len = sizeof a;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    uv_ip4_addr("127.0.0.1", 0, &a);
+    CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+              listen(fd, 64) == 0 &&
+              getsockname(fd, (struct sockaddr *)&server, &len) == 0,
+          "the stalled server");
+    snprintf(host, sizeof host, "127.0.0.1:%d", ntohs(server.sin_port));
+    return fd;
+}
+
+static void test_deadline(void)
+{
+    int fd = stalled_server();
+    const uint64_t timeout = DEADLINE_MS * MS;
+    ld_http_reply r;
+
+    ld_http_conn *c;
+    CHECK(ld_http_conn_open(&c, (struct sockaddr *)&server, host, timeout) == 0, "open");
+    int64_t t0 = now_ns();
+    int rc = ld_http_conn_get(c, "/counterparty", &r);
+    check_deadline("blocking", rc, now_ns() - t0);
+    ld_http_conn_close(c);
+
+    green_chain g = {0};
+    green_timeout_ns = timeout;
+    t0 = now_ns();
+    run_green(refused_green, &g, 1);
+    check_deadline("green", g.errors, now_ns() - t0);
+    green_timeout_ns = 0;
+
+    uv_loop_t loop;
+    ld_http_uv_pool *pool;
+    rc = 1;
+    uv_loop_init(&loop);
+    CHECK(ld_http_uv_pool_open(&pool, &loop, (struct sockaddr *)&server, host, timeout) ==
+              0,
+          "uv pool");
+    t0 = now_ns();
+    CHECK(ld_http_uv_get(pool, "/counterparty", refused_uv, &rc) == 0, "uv get");
+    uv_run(&loop, UV_RUN_DEFAULT);
+    check_deadline("uv", rc, now_ns() - t0);
+    ld_http_uv_pool_close(pool);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    CHECK(uv_loop_close(&loop) == 0, "uv: handles left on the loop");
+    close(fd);
+}
+
+/* --- Checks abandoned in the queue -------------------------------------------------- */
+
+#define ABANDONED 4
+
+/* A raw connection to the clearinghouse that has sent request. */
+static int send_raw(const char *request)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int ok = fd >= 0 && connect(fd, (struct sockaddr *)&server, sizeof server) == 0 &&
+             write(fd, request, strlen(request)) == (ssize_t)strlen(request);
+    CHECK(ok, "a raw request");
+    return fd;
+}
+
+/* Whether fd's response, within ms, is a 200. */
+static int answered_within(int fd, int ms)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    char buf[256];
+    ssize_t n = poll(&p, 1, ms) == 1 ? read(fd, buf, sizeof buf - 1) : -1;
+    buf[n > 0 ? n : 0] = '\0';
+    return strncmp(buf, "HTTP/1.1 200 ", 13) == 0;
+}
+
+static void test_abandoned(void)
+{
+    ld_clearinghouse_thread *ch = start(NULL, 1);
+    ld_clearinghouse_stats st;
+    struct linger reset = {.l_onoff = 1, .l_linger = 0};
+    int gone[ABANDONED];
+
+    int first = send_raw("GET /think?ms=300 HTTP/1.1\r\nHost: t\r\n\r\n");
+    usleep(50 * 1000);
+    for (int i = 0; i < ABANDONED; i++)
+        gone[i] = send_raw("GET /think?ms=5000 HTTP/1.1\r\nHost: t\r\n\r\n");
+    usleep(50 * 1000);
+    for (int i = 0; i < ABANDONED; i++) {
+        setsockopt(gone[i], SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+        close(gone[i]);
+    }
+    int live = send_raw("GET /think?ms=0 HTTP/1.1\r\nHost: t\r\n\r\n");
+    CHECK(answered_within(first, 3000), "abandoned: the first check");
+    CHECK(answered_within(live, 3000),
+          "abandoned: a live check queued behind %d abandoned ones waited past 3 s",
+          ABANDONED);
+    close(first);
+    close(live);
+    ld_clearinghouse_stop(ch, &st);
+    CHECK(st.abandoned == ABANDONED && st.served == 2,
+          "abandoned: %" PRIu64 " abandoned, %" PRIu64 " served", st.abandoned,
+          st.served);
+}
+
 int main(void)
 {
     alarm(60);
@@ -453,8 +582,11 @@ int main(void)
     test_stale();
     test_refused();
     test_cap();
+    test_deadline();
+    test_abandoned();
     if (failures == 0)
         printf("http clients: blocking, green and libuv clients as sleep mode, stale "
-               "connections replaced, refusals reported; the cap and windows hold\n");
+               "connections replaced, refusals and deadlines reported; the cap and "
+               "windows hold, abandoned checks leave the queue\n");
     return failures != 0;
 }
