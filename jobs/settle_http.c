@@ -165,14 +165,14 @@ static uint32_t connection_cap(void)
     return n > 2 * FD_SPARE ? n - FD_SPARE : n / 2;
 }
 
-/* A clearinghouse on a thread of its own, on a free port of listen_ip: one check held
- * per connection, and as many again left by clients that have gone. */
+/* A clearinghouse on a thread of its own, on a free port of listen_ip; it holds one
+ * check per connection, and as many again left by clients that have gone (http.h's
+ * default). */
 static int start_service(const char *listen_ip, const ld_settle_config *sc,
                          ld_clearinghouse_thread **out)
 {
     struct sockaddr_in a;
-    uint32_t conns = connection_cap();
-    ld_http_limits lim = {.connections = conns, .held = 2 * conns};
+    ld_http_limits lim = {.connections = connection_cap()};
     int rc = uv_ip4_addr(listen_ip, 0, &a);
     return rc ? rc
               : ld_clearinghouse_start(out, (struct sockaddr *)&a, &lim,

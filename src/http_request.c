@@ -16,6 +16,17 @@
  * across reads; a change of kind starts the next string. */
 enum { PIECE_NONE, PIECE_URL, PIECE_NAME, PIECE_VALUE, PIECE_TRAILER };
 
+/* Requests held by default: one per connection, and as many again orphaned, at the
+ * least. */
+static uint32_t held_default(uint32_t connections)
+{
+    uint64_t two_each = 2 * (uint64_t)connections;
+
+    if (two_each <= LD_HTTP_HELD_REQUESTS)
+        return LD_HTTP_HELD_REQUESTS;
+    return two_each < UINT32_MAX ? (uint32_t)two_each : UINT32_MAX;
+}
+
 void ld_http_limits_resolve(ld_http_limits *out, const ld_http_limits *limits)
 {
     static const ld_http_limits defaults = {
@@ -39,7 +50,7 @@ void ld_http_limits_resolve(ld_http_limits *out, const ld_http_limits *limits)
     out->request_timeout_ms =
         in.request_timeout_ms ? in.request_timeout_ms : defaults.request_timeout_ms;
     out->pipeline = in.pipeline ? in.pipeline : defaults.pipeline;
-    out->held = in.held ? in.held : defaults.held;
+    out->held = in.held ? in.held : held_default(out->connections);
     out->held_body_bytes =
         in.held_body_bytes ? in.held_body_bytes : defaults.held_body_bytes;
 }

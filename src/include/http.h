@@ -54,7 +54,7 @@
 #define LD_HTTP_CONNECTIONS 1024u           /* 503 */
 #define LD_HTTP_REQUEST_TIMEOUT_MS 20000u   /* 408 */
 #define LD_HTTP_PIPELINE 32u                /* reading pauses */
-#define LD_HTTP_HELD_REQUESTS 4096u         /* 503 */
+#define LD_HTTP_HELD_REQUESTS 4096u         /* 503; or twice connections, if more */
 #define LD_HTTP_HELD_BODY_BYTES (32u << 20) /* 503 */
 
 typedef struct ld_http_limits {
