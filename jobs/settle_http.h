@@ -11,8 +11,10 @@
  *   HOST:PORT  a server of its own (loomdist-clearinghouse); rank 0 resolves it and
  *              tries a connection before any rank prepares.
  * A clearinghouse loomdist starts takes as many connections as the process may open
- * files less 256 kept for the run itself (half under a limit of 512 or less), twice as
- * many requests held, and --ch-max-inflight checks in flight at once (0: no cap).
+ * files less 256 kept for the run itself (half under a limit of 512 or less), at least
+ * twice as many requests held, and --ch-max-inflight checks in flight at once (0: no
+ * cap). Wherever it runs, each check ends within --ch-timeout seconds, or fails the
+ * run (-ETIMEDOUT).
  *
  * Every call here returns 0 or a negative errno, never exits.
  */
