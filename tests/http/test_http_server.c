@@ -311,7 +311,7 @@ static void post_orphan(const test_server *ts)
  * again once the orphans are answered. */
 static void case_held(test_server *ts)
 {
-    static const char post[] = "POST /after?ms=600 HTTP/1.1\r\nHost: x\r\n"
+    static const char post[] = "POST /after?ms=1000 HTTP/1.1\r\nHost: x\r\n"
                                "Content-Length: 10\r\n\r\n0123456789";
     test_conn gone[4], fresh;
 
@@ -320,15 +320,15 @@ static void case_held(test_server *ts)
         test_send_str(&gone[i], post);
         test_send_str(&gone[i], post);
     }
-    sleep_ms(50);
+    sleep_ms(150); /* read, on a loaded machine too, before the resets */
     for (int i = 0; i < 4; i++)
         test_close(&gone[i], 1);
-    sleep_ms(50);
+    sleep_ms(100);
     CHECK(test_connect(&fresh, ts->port) == 0, "connect");
     test_get(&fresh, "/now?past-the-bound", NULL);
     expect(&fresh, 503, "Service Unavailable", "a request past the bound");
     test_close(&fresh, 0);
-    sleep_ms(700);
+    sleep_ms(1100);
 }
 
 static void post_held(const test_server *ts)
