@@ -16,6 +16,11 @@ add_test(NAME pool.load_cli COMMAND ${LD_POOL_DIR}/test_load_cli.sh
   ${CMAKE_CURRENT_BINARY_DIR}/pool-load-cli)
 list(APPEND LD_POOL_TESTS pool.spawn pool.load_parse pool.load_live pool.load_cli)
 
+# Fresh mode's cap on live green threads: clients that pipeline past it get 503.
+add_test(NAME pool.fresh_cap COMMAND ${LD_POOL_DIR}/test_fresh_cap.py
+  $<TARGET_FILE:loomdist-pool-server> $<TARGET_FILE:loomdist-clearinghouse>)
+list(APPEND LD_POOL_TESTS pool.fresh_cap)
+
 # The job end to end: every strategy in both stack modes, a memory limit, and wrk.
 foreach(case copy own limited shared killed wrk bad)
   add_test(NAME pool.${case} COMMAND ${LD_POOL_DIR}/test_pool.sh ${case}
