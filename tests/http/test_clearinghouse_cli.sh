@@ -29,6 +29,8 @@ bad --listen 127.0.0.1:
 bad --listen localhost:8470
 bad --listen '[::1'
 bad --max-connections 0
+# Connections past what the descriptor limit leaves (it less 32) are refused.
+(ulimit -n 256 && bad --max-connections 1000)
 bad --request-timeout 5s
 bad --bogus
 bad --listen
