@@ -496,7 +496,8 @@ void ld_sched_stack_stats_reset(ld_sched *s)
 static void gt_free(ld_gt *g)
 {
     g->sched->stats.bytes_resident -= gt_capacity(g->sched, g);
-    ld_copy_release(&g->frozen);
+    if (g->frozen.spill != NULL) /* most threads never spill */
+        ld_copy_release(&g->frozen);
     ld_stack_put(&g->sched->stacks, &g->stack);
 }
 
