@@ -117,6 +117,8 @@ int ld_copy_reserve_grow(ld_copy_frozen *f, uint32_t len)
     uint32_t need = ld_copy_spill_need(len);
     int grew = f->spill != NULL;
 
+    if (need <= f->spill_cap) /* as ld_copy_reserve checked: never a malloc(0) */
+        return LD_COPY_FITS;
     free(f->spill);
     f->spill = malloc(need);
     f->spill_cap = f->spill != NULL ? need : 0;
