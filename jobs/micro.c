@@ -54,6 +54,10 @@ static const ld_strategy micro_strategies[] = {
      ld_micro_park, LD_ON_ONE},
     {"memory", "resident KiB per parked green thread, over 10^5 of them", ld_micro_memory,
      LD_ON_ONE},
+    {"task",
+     "a green thread's whole life (spawn, park on a deadline, wake, join) vs an OS "
+     "thread's",
+     ld_micro_task, LD_ON_ONE},
 };
 
 static const ld_opt micro_opts[] = {

@@ -47,11 +47,25 @@ static inline uint32_t ld_copy_len(const void *sp, const void *top)
 /* What making room for a freeze took. */
 enum ld_copy_room { LD_COPY_FITS, LD_COPY_ALLOC, LD_COPY_GREW };
 
+/* The bytes of a freeze of len that spill past a chunk's room. */
+static inline uint32_t ld_copy_spill_need(uint32_t len)
+{
+    return len > LD_STACK_CHUNK_ROOM ? len - LD_STACK_CHUNK_ROOM : 0;
+}
+
+/* The rest of ld_copy_reserve, for a spill too small for what a freeze puts past the
+ * room. */
+int ld_copy_reserve_grow(ld_copy_frozen *f, uint32_t len);
+
 /* At a thread's switch-out, while its frames are on the run stack and its spill holds
  * nothing live: make the spill hold what a freeze of len bytes puts past the room.
  * An enum ld_copy_room, or -ENOMEM (the spill is then gone, and the thread must not be
- * frozen). */
-int ld_copy_reserve(ld_copy_frozen *f, uint32_t len);
+ * frozen). A spill that fits, the common case, costs a comparison. */
+static inline int ld_copy_reserve(ld_copy_frozen *f, uint32_t len)
+{
+    return ld_copy_spill_need(len) <= f->spill_cap ? LD_COPY_FITS
+                                                   : ld_copy_reserve_grow(f, len);
+}
 
 /* At a switch-out too: shrink the spill to what a freeze of len bytes needs, freeing
  * it if the room holds them all. Returns the bytes given back. */

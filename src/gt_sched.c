@@ -403,15 +403,15 @@ static void sched_out_copy(ld_sched *s, ld_gt *g)
     uint32_t had = g->frozen.spill_cap, keep;
     int room = ld_copy_reserve(&g->frozen, len);
 
-    if (room < 0) {
+    if (room == LD_COPY_FITS) {
+        st->chunk_reuses++;
+    } else if (room < 0) {
         fprintf(stderr, "loomdist: out of memory freezing green thread %llu's stack\n",
                 (unsigned long long)g->id);
         abort();
-    }
-    st->chunk_reuses += room == LD_COPY_FITS;
-    st->chunk_allocs += room == LD_COPY_ALLOC;
-    st->chunk_grows += room == LD_COPY_GREW;
-    if (room != LD_COPY_FITS) {
+    } else {
+        st->chunk_allocs += room == LD_COPY_ALLOC;
+        st->chunk_grows += room == LD_COPY_GREW;
         st->bytes_allocated += g->frozen.spill_cap;
         st->bytes_resident += g->frozen.spill_cap - had;
     }
@@ -496,7 +496,8 @@ void ld_sched_stack_stats_reset(ld_sched *s)
 static void gt_free(ld_gt *g)
 {
     g->sched->stats.bytes_resident -= gt_capacity(g->sched, g);
-    ld_copy_release(&g->frozen);
+    if (g->frozen.spill != NULL) /* most threads never spill */
+        ld_copy_release(&g->frozen);
     ld_stack_put(&g->sched->stacks, &g->stack);
 }
 

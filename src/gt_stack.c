@@ -566,7 +566,7 @@ int ld_stack_overflowed(const ld_stack *st, const void *addr, const void *sp)
            !ld_stack_zero_below(st, stack_page);
 }
 
-int ld_stack_intact_at_end(const ld_stack *st)
+int ld_stack_canary_page_intact(const ld_stack *st)
 {
-    return st->guard != LD_GUARD_CANARY || ld_stack_zero_below(st, stack_page);
+    return ld_stack_zero_below(st, stack_page);
 }

@@ -167,6 +167,11 @@ static inline int ld_stack_intact(const ld_stack *st)
 }
 
 /* The same for a stack whose thread has ended: its whole canary page. */
-int ld_stack_intact_at_end(const ld_stack *st);
+int ld_stack_canary_page_intact(const ld_stack *st);
+
+static inline int ld_stack_intact_at_end(const ld_stack *st)
+{
+    return st->guard != LD_GUARD_CANARY || ld_stack_canary_page_intact(st);
+}
 
 #endif

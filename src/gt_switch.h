@@ -112,8 +112,13 @@ static inline void ld_ctx_make(ld_ctx *c, void *stack_lo, size_t size, ld_ctx_en
     ld_ctx_announce(c, stack_lo, size);
 }
 
-/* The most bytes a first frame takes: 80 on x86-64, 176 on AArch64. */
+/* The bytes a first frame takes, rounded up to whole cache lines, as copy mode moves
+ * it: 80 on x86-64, 176 on AArch64 (and anything else, whose frame is not copied). */
+#if defined(__x86_64__)
+#define LD_CTX_FRAME_MAX 128u
+#else
 #define LD_CTX_FRAME_MAX 192u
+#endif
 
 /* Copy mode: a new context for the stack [stack_lo, stack_lo + size), whose top is
  * 16-byte aligned, with its first frame built in the LD_CTX_FRAME_MAX bytes at

@@ -152,14 +152,32 @@ static void wheel_place(ld_wheel *w, void *item, uint64_t due)
     slot_push(w, level, (unsigned)(due >> (level * WHEEL_BITS)) & WHEEL_MASK, item, due);
 }
 
+/* The least count whose blocks_needed exceeds `owned`, so that a reserve within it
+ * is one comparison: with B pairs a block, qB + r pairs (r < B) below the slot count
+ * need q(B + 1) + r + 2 blocks, and from the slot count on count/B + slots + 2. */
+static size_t blocks_fit(size_t owned)
+{
+    const size_t b = LD_WHEEL_BLOCK_ITEMS;
+    size_t k = owned - 2, r;
+
+    if (owned < 2)
+        return 0;
+    if (owned >= blocks_needed(WHEEL_SLOTS_ALL))
+        return b * (owned - WHEEL_SLOTS_ALL - 2) + b;
+    r = k % (b + 1);
+    return b * (k / (b + 1)) + (r < b - 1 ? r : b - 1) + 1;
+}
+
 /* A batch at a time, until the bound holds for `count`; a failure leaves the batches
  * already grown, which only add room. */
-int ld_wheel_reserve(ld_wheel *w, size_t count)
+int ld_wheel_reserve_grow(ld_wheel *w, size_t count)
 {
-    while (w->owned < blocks_needed(count))
-        if (wheel_grow(w) != 0)
-            return -ENOMEM;
-    return 0;
+    int rc = 0;
+
+    while (rc == 0 && w->owned < blocks_needed(count))
+        rc = wheel_grow(w);
+    w->fits = blocks_fit(w->owned);
+    return rc;
 }
 
 /* Growing comes first, so a failure leaves the wheel's items as they were. One batch

@@ -40,6 +40,7 @@ typedef struct ld_wheel {
     uint64_t now;            /* every item due at or before this tick has fired */
     size_t count;            /* items waiting */
     size_t owned;            /* blocks in slots or free, batch headers aside */
+    size_t fits;             /* counts below this need no more blocks than owned */
     ld_wheel_block *free;    /* spare blocks, last freed first */
     ld_wheel_block *batches; /* the header block of every batch, for fini */
     uint64_t busy[LD_WHEEL_LEVELS][LD_WHEEL_SLOTS / 64]; /* non-empty slots */
@@ -67,9 +68,16 @@ static inline uint64_t ld_wheel_tick_floor(uint64_t t)
     return t >> LD_WHEEL_TICK_SHIFT;
 }
 
+/* The rest of ld_wheel_reserve, for a count the blocks owned do not cover yet. */
+int ld_wheel_reserve_grow(ld_wheel *w, size_t count);
+
 /* Own blocks enough for `count` items, so that adds up to that count cannot fail:
- * 0, or -ENOMEM when the wheel could not grow. */
-int ld_wheel_reserve(ld_wheel *w, size_t count);
+ * 0, or -ENOMEM when the wheel could not grow. A count the wheel already covers costs
+ * one comparison, so a caller may reserve at every add. */
+static inline int ld_wheel_reserve(ld_wheel *w, size_t count)
+{
+    return count < w->fits ? 0 : ld_wheel_reserve_grow(w, count);
+}
 
 /* Add item, due at tick `due`. Returns 0; 1 without adding it when that tick has
  * already passed (the caller treats item as fired); -ENOMEM without adding it when

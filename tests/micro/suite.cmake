@@ -3,3 +3,8 @@ add_test(NAME micro.figures COMMAND ${CMAKE_CURRENT_LIST_DIR}/test_micro.sh
   $<TARGET_FILE:loomdist> ${LD_PYTHON} ${CMAKE_CURRENT_BINARY_DIR}/micro)
 set_tests_properties(micro.figures PROPERTIES LABELS mpi TIMEOUT 300 RUN_SERIAL TRUE
   ENVIRONMENT "${LD_MPI_ENV}")
+# micro's task strategy alone, on one rank: its figures are there, counters or not.
+add_test(NAME micro.task COMMAND ${CMAKE_CURRENT_LIST_DIR}/test_micro_task.sh
+  $<TARGET_FILE:loomdist> ${CMAKE_CURRENT_BINARY_DIR}/micro_task)
+set_tests_properties(micro.task PROPERTIES LABELS mpi TIMEOUT 120
+  ENVIRONMENT "${LD_MPI_ENV}")

@@ -218,6 +218,37 @@ static void opaque(void)
     ld_wheel_fini(&wheel);
 }
 
+/* A reservation holds for exactly what it promised: after ld_wheel_reserve(count),
+ * count adds in as many slots as the wheel has, and the cascades and firings that
+ * follow, take no block beyond those owned (the comparison at each add must neither
+ * grow the wheel early nor let it run short), for counts on both sides of the slot
+ * count, where the bound changes form. */
+static void reserved(void)
+{
+    static const size_t counts[] = {1, 15, 16, 100, 2047, 2048, 2049, 5000, 40000};
+
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        size_t owned;
+
+        ld_wheel_init(&wheel, 1);
+        last_tick = 1;
+        if (ld_wheel_reserve(&wheel, counts[c]) != 0) {
+            fprintf(stderr, "reserve of %zu refused\n", counts[c]);
+            failures++;
+        }
+        owned = wheel.owned;
+        for (size_t i = 0; i < counts[c]; i++)
+            ld_wheel_add(&wheel, &items[i % N], 2 + (uint64_t)i * 257);
+        ld_wheel_advance(&wheel, UINT64_MAX / 2, on_fire, NULL);
+        if (wheel.owned != owned || wheel.count != 0) {
+            fprintf(stderr, "%zu adds after their reserve grew %zu blocks to %zu\n",
+                    counts[c], owned, wheel.owned);
+            failures++;
+        }
+        ld_wheel_fini(&wheel);
+    }
+}
+
 /* Fini of a wheel still holding items drops them, frees every block, and leaves an
  * empty wheel. */
 static void dropped(void)
@@ -242,6 +273,7 @@ int main(void)
     readd((1ull << 32) - 40000, 1, 5);
     opaque();
     dropped();
+    reserved();
     if (failures) {
         fprintf(stderr, "test_gt_wheel: %d failure(s)\n", failures);
         return 1;
