@@ -452,7 +452,7 @@ static int locate(ld_settle_db *db, const ld_job_config *cfg, const char *shared
 static int fill_stock(ld_settle_db *db, size_t n)
 {
     char why[256] = "";
-    db->stock = calloc(n, sizeof *db->stock);
+    db->stock = calloc(n ? n : 1, sizeof *db->stock);
     if (!db->stock)
         return -ENOMEM;
     db->stock_cap = n;
