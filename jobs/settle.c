@@ -281,7 +281,7 @@ static const ld_opt settle_opts[] = {
      "postgres: pipelined connections per carrier that its trades share (default 1); "
      "threads has --db-conns",
      LD_OPT_RESULT, NULL},
-    {"db-conns", LD_OPT_COUNT, AT(db_conns), 1, 4096, 10, NULL, "N",
+    {"db-conns", LD_OPT_COUNT, AT(db_conns), 1, 4096, LD_SETTLE_DB_CONNS, NULL, "N",
      "postgres: connections per rank that threads' OS threads share, each call waiting "
      "for a free one, as with a JDBC pool (default 10, HikariCP's; at most "
      "--os-threads)",

@@ -46,6 +46,10 @@ typedef struct ld_settle_config {
     uint64_t db_conns;                   /* postgres: the threads strategy's pool */
 } ld_settle_config;
 
+/* --db-conns' default: HikariCP's default pool size, which at -n 4 fits a stock server
+ * (max_connections 100) with room to spare. */
+#define LD_SETTLE_DB_CONNS 10
+
 /* One trade's outcome: the per-task columns settle declares. */
 typedef struct ld_settle_result {
     int64_t latency_ns;  /* from the strategy's start to the trade's settlement */

@@ -114,7 +114,8 @@ int ld_settle_db_check(const ld_settle_config *sc, char *err, size_t errlen)
     char why[256] = "", shown[LD_OPT_TEXT_MAX + 16];
     PGconn *c;
     if (sc->db == LD_SETTLE_DB_NONE &&
-        (strcmp(sc->db_url, "env") != 0 || sc->db_pipes != 1 || sc->db_conns != 10)) {
+        (strcmp(sc->db_url, "env") != 0 || sc->db_pipes != 1 ||
+         sc->db_conns != LD_SETTLE_DB_CONNS)) {
         snprintf(err, errlen,
                  "--db-url, --db-pipes and --db-conns are for --db postgres: under --db "
                  "none fetch and update are waits");
