@@ -211,8 +211,9 @@ static unsigned warmup_of(const ld_options *o, size_t j, int first)
     return 1;
 }
 
-/* What the job's share set up on rank 0, in cfg->shared on every rank. Returns 0, or
- * -1 on every rank once rank 0 has said why. */
+/* What the job's share set up on rank 0, in cfg->shared on every rank; the share sees
+ * every node's addresses in cfg->peers, whom a service it starts may let in. Returns 0,
+ * or -1 on every rank once rank 0 has said why. */
 static int share_job(MPI_Comm comm, const ld_job *job, const ld_node *node,
                      ld_job_config *cfg, char *blob, void **state)
 {

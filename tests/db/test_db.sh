@@ -225,19 +225,20 @@ LOOMDIST_PG_BINDIR=$work/empty expect 2 "--db-url local: no PostgreSQL server bi
 LOOMDIST_PG_BINDIR=$work/empty expect 2 "--db-url rank0: no PostgreSQL server binaries" \
     --db postgres --db-url rank0
 
-# Killed mid-run: green at full latency, five iterations (about 2 s), struck 0.5 s
-# after both ranks' stocks (one connection each) are open, so prepare is over.
+# Killed mid-run: green at full latency, five iterations (about 2 s), struck once the
+# first update is in the run's table: every rank has prepared by then.
 timeout 120 mpirun -n 2 "$bin" --quiet --jobs settle --trades 240 --fail-rate 0.2 \
     --strategies green --iterations 5 --os-threads 16 --db postgres --db-url "$url" \
     --output "$work/killed.h5" > killed.out 2> killed.err &
 run=$!
 for ((i = 0; i < 600; i++)); do
-    open=$("$psql" -At "$url" -c "SELECT count(*) FROM pg_stat_activity WHERE \
-        application_name = 'loomdist'" 2> /dev/null)
-    [ "${open:-0}" -ge 2 ] && break
+    schema=$("$psql" -At "$url" -c "SELECT nspname FROM pg_namespace WHERE nspname LIKE \
+        'loomdist_%'" 2> /dev/null)
+    updated=$([ -n "$schema" ] && "$psql" -At "$url" -c "SELECT count(*) FROM \
+        $schema.trades WHERE run >= 0" 2> /dev/null)
+    [ "${updated:-0}" -gt 0 ] && break
     sleep 0.1
 done
-sleep 0.5
 "$pglocal" kill "$data" || fail "could not kill PostgreSQL"
 wait "$run"
 rc=$?
