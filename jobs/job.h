@@ -128,6 +128,12 @@ typedef struct ld_job_config {
     const ld_cpus *cpus;      /* the CPUs this rank owns */
     const char *shared;       /* what the job's share wrote on rank 0, on every rank; NULL
                                  for a job without share */
+    uint32_t strategies; /* the strategies that run: bit s for strategies[s]; 0: all */
+    int ranks;           /* the ranks the job runs on; 0: not known (one) */
+    const char *peers;   /* in share, on rank 0: the addresses (IPv4 and IPv6, as
+                            text, space-separated) of every interface that is up on
+                            every rank's node, loopback included, for a service that
+                            lets in the job's nodes only; NULL elsewhere */
 } ld_job_config;
 
 /* The bytes, with the NUL, of the text a job's share hands every rank. */

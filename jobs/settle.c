@@ -219,6 +219,26 @@ static const ld_strategy settle_strategies[] = {
      ld_settle_callbacks, LD_ON_LOOPS},
 };
 
+/* Whether cfg selects a strategy whose threading is (own) or is not (!own) its own. */
+static int selects(const ld_job_config *cfg, int own)
+{
+    for (size_t s = 0; s < LD_LEN(settle_strategies); s++)
+        if ((!cfg->strategies || (cfg->strategies >> s & 1u)) &&
+            (settle_strategies[s].threading == LD_ON_OWN) == own)
+            return 1;
+    return 0;
+}
+
+int ld_settle_runs_threads(const ld_job_config *cfg)
+{
+    return selects(cfg, 1);
+}
+
+int ld_settle_runs_carriers(const ld_job_config *cfg)
+{
+    return selects(cfg, 0);
+}
+
 #define AT(field) offsetof(ld_settle_config, field)
 
 static const char *const io_modes[] = {"sleep", "http", NULL}; /* enum ld_settle_io */
@@ -263,7 +283,12 @@ static const ld_opt settle_opts[] = {
      0, NULL},
     {"db-pipes", LD_OPT_COUNT, AT(db_pipes), 1, 4096, 1, NULL, "N",
      "postgres: pipelined connections per carrier that its trades share (default 1); "
-     "threads has one per pool thread",
+     "threads has --db-conns",
+     LD_OPT_RESULT, NULL},
+    {"db-conns", LD_OPT_COUNT, AT(db_conns), 1, 4096, LD_SETTLE_DB_CONNS, NULL, "N",
+     "postgres: connections per rank that threads' OS threads share, each call waiting "
+     "for a free one, as with a JDBC pool (default 10, HikariCP's; at most "
+     "--os-threads)",
      LD_OPT_RESULT, NULL},
 };
 

@@ -31,7 +31,8 @@ enum ld_settle_call {
 };
 
 /* settle's options (--latency-scale, --fail-rate, --pin-fraction, --os-threads, --io,
- * --clearinghouse, --ch-max-inflight, --ch-timeout, ...). */
+ * --clearinghouse, --ch-max-inflight, --ch-timeout, --db, --db-url, --db-pipes,
+ * --db-conns). */
 typedef struct ld_settle_config {
     double latency_scale;                /* multiplies every latency */
     double fail_rate;                    /* failure probability of each check */
@@ -44,7 +45,12 @@ typedef struct ld_settle_config {
     int db;                              /* enum ld_settle_db_mode */
     char db_url[LD_OPT_TEXT_MAX];        /* postgres: env, local, rank0 or a URL */
     uint64_t db_pipes;                   /* postgres: pipelined connections a carrier */
+    uint64_t db_conns;                   /* postgres: the threads strategy's pool */
 } ld_settle_config;
+
+/* --db-conns' default: HikariCP's default pool size, which at -n 4 fits a stock server
+ * (max_connections 100) with room to spare. */
+#define LD_SETTLE_DB_CONNS 10
 
 /* One trade's outcome: the per-task columns settle declares. */
 typedef struct ld_settle_result {
@@ -144,6 +150,11 @@ int ld_settle_end(const ld_job_input *in, int rc);
 
 /* Block the calling OS thread for ns nanoseconds (threads and pinned carriers). */
 void ld_settle_block_ns(int64_t ns);
+
+/* Whether the strategies cfg selects (cfg->strategies; 0: all) include threads, the
+ * one on OS threads of its own; and one on carriers or loops. */
+int ld_settle_runs_threads(const ld_job_config *cfg);
+int ld_settle_runs_carriers(const ld_job_config *cfg);
 
 /* The strategies, one file each. */
 int ld_settle_threads(const ld_job_input *in);

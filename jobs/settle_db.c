@@ -18,12 +18,16 @@
 #include "settle_db_server.h"
 #include "why.h"
 
-/* Sessions beyond a rank's stock that a private server takes: the load, the check
- * after each run, the schema's making. */
+/* Sessions beyond the ranks' stocks that a private server takes: the schema's making,
+ * its dropping, a psql of the user's. */
 #define SPARE_SESSIONS 8
 
-/* Sessions rank 0's private server takes, for every rank's stock. */
-#define RANK0_SESSIONS 1000
+/* Sessions a rank opens beside its stock while it holds it: the load before the first
+ * run, the check after each (one at a time). */
+#define RANK_EXTRA_SESSIONS 1
+
+/* Hex digits of the password of rank 0's private server. */
+#define PASSWORD_LEN 48
 
 /* The longest schema name: loomdist_<pid>_<seconds>_<microseconds>. */
 #define SCHEMA_MAX 64
@@ -37,6 +41,7 @@ static const char *const stmt_name[STMTS] = {"ld_fetch", "ld_update"};
 
 struct ld_settle_db {
     char url[LD_OPT_TEXT_MAX];
+    char password[PASSWORD_LEN + 1]; /* rank 0's private server's; "" for the others */
     char where[192]; /* host:port/dbname, for messages: never the URL's password */
     char schema[SCHEMA_MAX];
     ld_settle_db_server *server; /* --db-url local: this rank's own */
@@ -44,6 +49,7 @@ struct ld_settle_db {
     ld_pg_stmt stmts[STMTS];
     unsigned run; /* this rank's strategy runs so far */
     size_t pipes; /* --db-pipes */
+    size_t pool;  /* --db-conns */
     /* The run's round trips, fetch and update, each from its send to its answer (on a
      * pipe, the queries ahead of it included), the connections it took, and those it
      * had to open itself, inside the clock, when the stock had none. */
@@ -54,7 +60,19 @@ struct ld_settle_db {
      * take and give back: as many as the largest run takes. Under lock. */
     PGconn **stock;
     size_t stocked, stock_cap;
+    /* The threads strategy's pool in the run, if it had one: its size (--db-conns, at
+     * most the pool's threads), the waits for a free connection, and how many of the
+     * takes found none free. Set when its pool closes. */
+    size_t pooled;
+    ld_hist wait;
+    unsigned waited;
 };
+
+/* The password to connect with: rank 0's private server's, or libpq's own ways. */
+static const char *password_of(const ld_settle_db *db)
+{
+    return db->password[0] ? db->password : NULL;
+}
 
 /* One round trip of statement s, begun at t0 (ld_now_ns). */
 static void count_trip(ld_settle_db *db, int s, int64_t t0)
@@ -93,47 +111,92 @@ static int check_private(const char *url, char *err, size_t errlen)
 
 int ld_settle_db_check(const ld_settle_config *sc, char *err, size_t errlen)
 {
-    char why[256] = "";
+    char why[256] = "", shown[LD_OPT_TEXT_MAX + 16];
     PGconn *c;
     if (sc->db == LD_SETTLE_DB_NONE &&
-        (strcmp(sc->db_url, "env") != 0 || sc->db_pipes != 1)) {
+        (strcmp(sc->db_url, "env") != 0 || sc->db_pipes != 1 ||
+         sc->db_conns != LD_SETTLE_DB_CONNS)) {
         snprintf(err, errlen,
-                 "--db-url and --db-pipes are for --db postgres: under --db "
+                 "--db-url, --db-pipes and --db-conns are for --db postgres: under --db "
                  "none fetch and update are waits");
         return -EINVAL;
     }
     if (is_private(sc->db_url)) /* under --db none it is env, checked above */
         return check_private(sc->db_url, err, errlen);
+    ld_pg_url_mask(sc->db_url, shown, sizeof shown);
     if (ld_pg_url_check(sc->db_url, why, sizeof why) != 0) {
         snprintf(err, errlen,
                  "--db-url takes env, local, rank0 or a postgresql:// URL, not '%s': %s",
-                 sc->db_url, why);
+                 shown, why);
         return -EINVAL;
     }
     if (sc->db == LD_SETTLE_DB_NONE)
         return 0;
-    if (ld_pg_connect(&c, sc->db_url, NULL, 0, why, sizeof why) != 0) {
-        snprintf(err, errlen, "cannot connect to the database at --db-url %s: %s",
-                 sc->db_url, why);
+    if (ld_pg_connect(&c, sc->db_url, NULL, NULL, 0, why, sizeof why) != 0) {
+        snprintf(err, errlen, "cannot connect to the database at --db-url %s: %s", shown,
+                 why);
         return -EINVAL;
     }
     PQfinish(c);
     return 0;
 }
 
-/* As many connections as a run takes at most: one per pool thread under threads,
- * --db-pipes per carrier under the others. */
+/* The threads strategy's pool: --db-conns, no more than its threads; 0 when it does
+ * not run. */
+static size_t pool_size(const ld_job_config *cfg, const ld_settle_config *sc)
+{
+    if (!ld_settle_runs_threads(cfg))
+        return 0;
+    return (size_t)(sc->db_conns < sc->os_threads ? sc->db_conns : sc->os_threads);
+}
+
+/* The pipelined connections of the strategies on carriers: --db-pipes per carrier; 0
+ * when none of them runs. */
+static size_t pipes_size(const ld_job_config *cfg, const ld_settle_config *sc)
+{
+    if (!ld_settle_runs_carriers(cfg))
+        return 0;
+    size_t carriers = cfg->carriers ? cfg->carriers : cfg->cpus->n;
+    return carriers * (size_t)sc->db_pipes;
+}
+
+/* As many connections as the selected strategies' largest run takes (they run one
+ * after another), and no more. */
 static size_t stock_size(const ld_job_config *cfg, const ld_settle_config *sc)
 {
-    size_t carriers = cfg->carriers ? cfg->carriers : cfg->cpus->n;
-    size_t pipes = carriers * (size_t)sc->db_pipes;
-    return (size_t)sc->os_threads > pipes ? (size_t)sc->os_threads : pipes;
+    size_t pool = pool_size(cfg, sc), pipes = pipes_size(cfg, sc);
+    return pool > pipes ? pool : pipes;
+}
+
+/* The sessions the job holds at once on a server every rank shares: each rank's stock
+ * and the one it opens beside it. Rank 0 counts for every rank: it owns the largest
+ * share of its node's CPUs, so its carriers are the most of a node like its own. */
+static size_t job_sessions(const ld_job_config *cfg, const ld_settle_config *sc)
+{
+    size_t ranks = cfg->ranks > 0 ? (size_t)cfg->ranks : 1;
+    return ranks * (stock_size(cfg, sc) + RANK_EXTRA_SESSIONS);
+}
+
+/* The options that lower the sessions a rank holds: whichever sizes its stock. */
+static const char *to_lower(const ld_job_config *cfg, const ld_settle_config *sc)
+{
+    size_t pool = pool_size(cfg, sc), pipes = pipes_size(cfg, sc);
+    if (pool == pipes)
+        return "--db-conns, --carriers or --db-pipes";
+    return pool > pipes ? "--db-conns" : "--carriers or --db-pipes";
 }
 
 /* --- The run's schema --------------------------------------------------------------- */
 
+/* Where c is, for messages. */
+static void where_of(PGconn *c, char *out, size_t len)
+{
+    snprintf(out, len, "%s:%s/%s", PQhost(c), PQport(c), PQdb(c));
+}
+
 typedef struct db_share {
-    char url[LD_OPT_TEXT_MAX]; /* "" under --db-url local: each rank has its own */
+    char url[LD_OPT_TEXT_MAX];       /* "" under --db-url local: each rank has its own */
+    char password[PASSWORD_LEN + 1]; /* --db-url rank0: its server's, made now */
     char schema[SCHEMA_MAX];
     ld_settle_db_server *server; /* --db-url rank0 */
 } db_share;
@@ -147,62 +210,151 @@ static void schema_name(char *out, size_t len)
              ts.tv_nsec / 1000);
 }
 
-/* The run's schema and its empty table on the database at url. */
-static int make_schema(const char *url, const char *schema, char *why, size_t len)
+/* The run's schema and its empty table on c. */
+static int make_schema(PGconn *c, const char *schema, char *why, size_t len)
+{
+    char sql[512], what[256] = "";
+    snprintf(sql, sizeof sql,
+             "CREATE SCHEMA %s; CREATE TABLE %s.trades (id bigint PRIMARY KEY, "
+             "symbol text NOT NULL, side smallint NOT NULL, quantity integer NOT "
+             "NULL, price_cents bigint NOT NULL, counterparty integer NOT NULL, "
+             "status smallint, run integer NOT NULL DEFAULT -1)",
+             schema, schema);
+    int rc = ld_pg_exec(c, sql, what, sizeof what);
+    if (rc != 0)
+        snprintf(why, len, "cannot make the trade book's schema on the database: %s",
+                 what);
+    return rc;
+}
+
+/* Connect to url and make the schema there. */
+static int connect_and_make(const char *url, const char *password, const char *schema,
+                            char *why, size_t len)
 {
     PGconn *c;
-    int rc = ld_pg_connect(&c, url, NULL, 0, why, len);
-    if (rc == 0) {
-        char sql[512];
-        snprintf(sql, sizeof sql,
-                 "CREATE SCHEMA %s; CREATE TABLE %s.trades (id bigint PRIMARY KEY, "
-                 "symbol text NOT NULL, side smallint NOT NULL, quantity integer NOT "
-                 "NULL, price_cents bigint NOT NULL, counterparty integer NOT NULL, "
-                 "status smallint, run integer NOT NULL DEFAULT -1)",
-                 schema, schema);
-        rc = ld_pg_exec(c, sql, why, len);
-        PQfinish(c);
+    char what[256] = "";
+    int rc = ld_pg_connect(&c, url, password, NULL, 0, what, sizeof what);
+    if (rc != 0) {
+        snprintf(why, len, "cannot connect to the database: %s", what);
+        return rc;
+    }
+    rc = make_schema(c, schema, why, len);
+    PQfinish(c);
+    return rc;
+}
+
+/* Whether a server the ranks share has room for the job's sessions beside what it
+ * serves now (c's own not counted, as it closes before any rank opens one): its
+ * max_connections, less its client backends, less the slots it keeps for superusers
+ * when c's role is not one. Else -EUSERS, with one line naming what to lower. */
+static int check_room(PGconn *c, const ld_job_config *cfg, char *why, size_t len)
+{
+    const ld_settle_config *sc = cfg->opts;
+    PGresult *r = PQexec(
+        c, "SELECT current_setting('max_connections')::int, (SELECT count(*) FROM "
+           "pg_stat_activity WHERE backend_type = 'client backend') - 1, CASE WHEN "
+           "rolsuper THEN 0 ELSE current_setting('superuser_reserved_connections')::int "
+           "+ coalesce(current_setting('reserved_connections', true)::int, 0) END FROM "
+           "pg_roles WHERE rolname = current_user");
+    int rc =
+        PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 ? 0 : ld_pg_error(c);
+    char where[192];
+    where_of(c, where, sizeof where);
+    if (rc != 0)
+        snprintf(why, len, "cannot read the sessions the database at %s takes: %s", where,
+                 PQerrorMessage(c));
+    long max = rc == 0 ? strtol(PQgetvalue(r, 0, 0), NULL, 10) : 0;
+    long used = rc == 0 ? strtol(PQgetvalue(r, 0, 1), NULL, 10) : 0;
+    long kept = rc == 0 ? strtol(PQgetvalue(r, 0, 2), NULL, 10) : 0;
+    PQclear(r);
+    long room = max - used - kept;
+    size_t need = job_sessions(cfg, sc);
+    if (rc == 0 && (room < 0 || need > (size_t)room)) {
+        snprintf(why, len,
+                 "the database at %s takes %ld more sessions (max_connections %ld, %ld "
+                 "in use, %ld kept for superusers) and this run needs %zu, %d rank(s) "
+                 "x (%zu connections + %d): lower %s, or run fewer ranks",
+                 where, room > 0 ? room : 0, max, used, kept, need,
+                 cfg->ranks > 0 ? cfg->ranks : 1, stock_size(cfg, sc),
+                 RANK_EXTRA_SESSIONS, to_lower(cfg, sc));
+        rc = -EUSERS;
     }
     return rc;
 }
 
+/* A server of the user's: the job's sessions checked against it, then the schema made,
+ * before any rank opens a connection. */
+static int use_server(db_share *s, const ld_job_config *cfg, char *why, size_t len)
+{
+    PGconn *c;
+    char what[256] = "";
+    int rc = ld_pg_connect(&c, s->url, NULL, NULL, 0, what, sizeof what);
+    if (rc != 0) {
+        snprintf(why, len, "cannot connect to the database: %s", what);
+        return rc;
+    }
+    rc = check_room(c, cfg, why, len);
+    if (rc == 0)
+        rc = make_schema(c, s->schema, why, len);
+    PQfinish(c);
+    return rc;
+}
+
 /* Under --db-url rank0 the server every rank reaches at the address rank 0's host
- * has for the other nodes (ld_settle_db_server_address), listening on it; its URL
- * into s->url. */
-static int start_rank0(db_share *s, const char *host, char *why, size_t len)
+ * has for the other nodes (ld_settle_db_server_address), listening on it, letting in
+ * the job's nodes only, with a password made now, sized for every rank's sessions;
+ * its URL into s->url, then the schema. */
+static int start_rank0(db_share *s, const ld_job_config *cfg, const char *host, char *why,
+                       size_t len)
 {
     char addr[256];
     ld_settle_db_server_address(host, addr, sizeof addr);
-    return ld_settle_db_server_start(&s->server, addr, addr, 1, RANK0_SESSIONS, s->url,
-                                     sizeof s->url, why, len);
+    int rc = ld_settle_db_server_password(s->password, sizeof s->password);
+    ld_settle_db_server_opts o = {
+        .listen_addr = addr,
+        .connect_host = addr,
+        .peers = cfg->peers ? cfg->peers : "127.0.0.1",
+        .password = s->password,
+        .max_connections = (unsigned)(job_sessions(cfg, cfg->opts) + SPARE_SESSIONS),
+    };
+    if (rc == 0)
+        rc = ld_settle_db_server_start(&s->server, &o, s->url, sizeof s->url, why, len);
+    if (rc == 0)
+        rc = connect_and_make(s->url, s->password, s->schema, why, len);
+    return rc;
 }
 
 int ld_settle_db_share(const ld_job_config *cfg, const char *host, char *blob, size_t len,
                        void **state)
 {
     const ld_settle_config *sc = cfg->opts;
-    char why[256] = "";
+    char why[512] = "";
     db_share *s = calloc(1, sizeof *s);
     if (!s)
         return -ENOMEM;
     schema_name(s->schema, sizeof s->schema);
     int rc = 0;
-    if (strcmp(sc->db_url, "rank0") == 0)
-        rc = start_rank0(s, host, why, sizeof why);
-    else if (strcmp(sc->db_url, "local") != 0)
+    if (strcmp(sc->db_url, "rank0") == 0) {
+        rc = start_rank0(s, cfg, host, why, sizeof why);
+    } else if (strcmp(sc->db_url, "local") != 0) {
         snprintf(s->url, sizeof s->url, "%s", sc->db_url);
-    if (rc == 0 && s->url[0])
-        rc = make_schema(s->url, s->schema, why, sizeof why);
+        rc = use_server(s, cfg, why, sizeof why);
+    }
     if (rc != 0) {
-        snprintf(blob, len, "cannot make the trade book's schema on the database: %s",
-                 why);
+        snprintf(blob, len, "%s", why);
         ld_settle_db_server_stop(s->server);
         free(s);
         return rc;
     }
-    /* The schema, and where a server of the job's own is. */
-    snprintf(blob, len, "%s%s%s", s->schema, s->server ? " " : "",
-             s->server ? s->url : "");
+    /* The schema, and where a server of the job's own is and its password: over MPI
+     * to the ranks, never in a URL or on a command line. */
+    int n = s->server ? snprintf(blob, len, "%s %s %s", s->schema, s->url, s->password)
+                      : snprintf(blob, len, "%s", s->schema);
+    if (n < 0 || (size_t)n >= len) {
+        snprintf(blob, len, "the database's address is too long to hand the ranks");
+        ld_settle_db_unshare(s);
+        return -ENAMETOOLONG;
+    }
     *state = s;
     return 0;
 }
@@ -213,12 +365,13 @@ void ld_settle_db_unshare(void *state)
     PGconn *c;
     if (s->server)
         ld_settle_db_server_stop(s->server); /* its folder goes with it */
-    else if (s->url[0] && ld_pg_connect(&c, s->url, NULL, 0, NULL, 0) == 0) {
+    else if (s->url[0] && ld_pg_connect(&c, s->url, NULL, NULL, 0, NULL, 0) == 0) {
         char sql[128];
         snprintf(sql, sizeof sql, "DROP SCHEMA %s CASCADE", s->schema);
         ld_pg_exec(c, sql, NULL, 0);
         PQfinish(c);
     }
+    explicit_bzero(s->password, sizeof s->password);
     free(s);
 }
 
@@ -269,29 +422,28 @@ static int load(PGconn *c, const char *schema, const ld_trade *trades, size_t n)
     return rc;
 }
 
-/* Where c is, for messages. */
-static void where_of(PGconn *c, char *out, size_t len)
-{
-    snprintf(out, len, "%s:%s/%s", PQhost(c), PQport(c), PQdb(c));
-}
-
-/* Where this rank's database is, from rank 0's share ("SCHEMA" or "SCHEMA URL"):
- * under --db-url local a server of its own started now, with the schema made. */
+/* Where this rank's database is, from rank 0's share ("SCHEMA", or "SCHEMA URL
+ * PASSWORD" for rank 0's server): under --db-url local a server of its own started
+ * now, socket only, with the schema made. */
 static int locate(ld_settle_db *db, const ld_job_config *cfg, const char *shared)
 {
     const ld_settle_config *sc = cfg->opts;
-    char why[256] = "";
-    const char *sp = strchr(shared, ' ');
-    size_t schema_len = sp ? (size_t)(sp - shared) : strlen(shared);
-    snprintf(db->schema, sizeof db->schema, "%.*s", (int)schema_len, shared);
-    snprintf(db->url, sizeof db->url, "%s", sp ? sp + 1 : sc->db_url);
+    char why[512] = "";
+    int at = 0;
+    if (sscanf(shared, "%63s %n", db->schema, &at) != 1)
+        return -EPROTO;
+    if (sscanf(shared + at, "%127s %48s", db->url, db->password) != 2)
+        snprintf(db->url, sizeof db->url, "%s", sc->db_url);
     if (strcmp(sc->db_url, "local") != 0)
         return 0;
-    unsigned sessions = (unsigned)stock_size(cfg, sc) + SPARE_SESSIONS;
-    int rc = ld_settle_db_server_start(&db->server, "127.0.0.1", "127.0.0.1", 0, sessions,
-                                       db->url, sizeof db->url, why, sizeof why);
+    ld_settle_db_server_opts o = {
+        .max_connections =
+            (unsigned)(stock_size(cfg, sc) + RANK_EXTRA_SESSIONS + SPARE_SESSIONS),
+    };
+    int rc = ld_settle_db_server_start(&db->server, &o, db->url, sizeof db->url, why,
+                                       sizeof why);
     if (rc == 0)
-        rc = make_schema(db->url, db->schema, why, sizeof why);
+        rc = connect_and_make(db->url, NULL, db->schema, why, sizeof why);
     if (rc != 0)
         ld_why_say("--db-url local: %s", why);
     return rc;
@@ -301,13 +453,13 @@ static int locate(ld_settle_db *db, const ld_job_config *cfg, const char *shared
 static int fill_stock(ld_settle_db *db, size_t n)
 {
     char why[256] = "";
-    db->stock = calloc(n, sizeof *db->stock);
+    db->stock = calloc(n ? n : 1, sizeof *db->stock);
     if (!db->stock)
         return -ENOMEM;
     db->stock_cap = n;
     for (; db->stocked < n; db->stocked++) {
-        int rc = ld_pg_connect(&db->stock[db->stocked], db->url, db->stmts, STMTS, why,
-                               sizeof why);
+        int rc = ld_pg_connect(&db->stock[db->stocked], db->url, password_of(db),
+                               db->stmts, STMTS, why, sizeof why);
         if (rc != 0) {
             ld_why_say("opening connection %zu of %zu to %s failed: %s", db->stocked + 1,
                        n, db->where, why);
@@ -328,6 +480,7 @@ int ld_settle_db_open(ld_settle_db **out, const ld_job_config *cfg, const char *
         return -ENOMEM;
     pthread_mutex_init(&db->lock, NULL);
     db->pipes = (size_t)sc->db_pipes;
+    db->pool = (size_t)sc->db_conns;
     const char *schema = db->schema;
     int rc = locate(db, cfg, shared);
     if (rc != 0) {
@@ -342,7 +495,9 @@ int ld_settle_db_open(ld_settle_db **out, const ld_job_config *cfg, const char *
              schema);
     for (int s = 0; s < STMTS; s++)
         db->stmts[s] = (ld_pg_stmt){stmt_name[s], db->sql[s], s == STMT_FETCH ? 1 : 3};
-    rc = ld_pg_connect(&c, db->url, NULL, 0, why, sizeof why);
+    rc = ld_pg_connect(&c, db->url, password_of(db), NULL, 0, why, sizeof why);
+    if (rc != 0)
+        ld_why_say("cannot connect to the database: %s", why);
     if (rc == 0) {
         where_of(c, db->where, sizeof db->where);
         rc = load(c, schema, trades, n);
@@ -369,6 +524,7 @@ void ld_settle_db_close(ld_settle_db *db)
         PQfinish(db->stock[i]);
     free(db->stock);
     ld_settle_db_server_stop(db->server);
+    explicit_bzero(db->password, sizeof db->password);
     pthread_mutex_destroy(&db->lock);
     free(db);
 }
@@ -386,7 +542,8 @@ static PGconn *take(ld_settle_db *db)
 static int open_now(PGconn **out, ld_settle_db *db)
 {
     char why[256] = "";
-    int rc = ld_pg_connect(out, db->url, db->stmts, STMTS, why, sizeof why);
+    int rc =
+        ld_pg_connect(out, db->url, password_of(db), db->stmts, STMTS, why, sizeof why);
     if (rc != 0)
         say_lost(db, why);
     else
@@ -416,6 +573,83 @@ void ld_settle_db_disconnect(ld_settle_db *db, PGconn *c)
     if (!keep && c)
         PQfinish(c);
 }
+
+/* --- The threads strategy's pool -------------------------------------------------- */
+
+struct ld_settle_db_pool {
+    ld_settle_db *db;
+    pthread_mutex_t lock;
+    pthread_cond_t freed;
+    size_t n, idle; /* conn[0..idle) are free */
+    ld_hist wait;   /* each take's wait for a free connection, in ns */
+    unsigned waited;
+    PGconn *conn[];
+};
+
+int ld_settle_db_pool_open(ld_settle_db_pool **out, ld_settle_db *db, size_t threads)
+{
+    size_t n = db->pool < threads ? db->pool : threads;
+    ld_settle_db_pool *p = calloc(1, sizeof *p + n * sizeof p->conn[0]);
+    if (!p)
+        return -ENOMEM;
+    p->db = db;
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->freed, NULL);
+    int rc = 0;
+    for (; rc == 0 && p->n < n; p->n++)
+        rc = ld_settle_db_connect(&p->conn[p->n], db);
+    if (rc != 0) {
+        p->n--; /* the one that failed */
+        ld_settle_db_pool_close(p);
+        return rc;
+    }
+    p->idle = p->n;
+    *out = p;
+    return 0;
+}
+
+PGconn *ld_settle_db_pool_take(ld_settle_db_pool *p)
+{
+    int64_t t0 = ld_now_ns();
+    pthread_mutex_lock(&p->lock);
+    if (p->idle == 0)
+        p->waited++;
+    while (p->idle == 0)
+        pthread_cond_wait(&p->freed, &p->lock);
+    PGconn *c = p->conn[--p->idle];
+    int64_t ns = ld_now_ns() - t0;
+    ld_hist_add(&p->wait, ns > 0 ? (uint64_t)ns : 0);
+    pthread_mutex_unlock(&p->lock);
+    return c;
+}
+
+/* A broken connection goes back too: the next call on it fails at once, as the run's
+ * first error has, and no thread waits for a connection that never comes back. */
+void ld_settle_db_pool_give(ld_settle_db_pool *p, PGconn *c)
+{
+    pthread_mutex_lock(&p->lock);
+    p->conn[p->idle++] = c;
+    pthread_cond_signal(&p->freed);
+    pthread_mutex_unlock(&p->lock);
+}
+
+void ld_settle_db_pool_close(ld_settle_db_pool *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->db->lock);
+    p->db->pooled = p->n;
+    p->db->wait = p->wait;
+    p->db->waited = p->waited;
+    pthread_mutex_unlock(&p->db->lock);
+    for (size_t i = 0; i < p->n; i++)
+        ld_settle_db_disconnect(p->db, p->conn[i]);
+    pthread_cond_destroy(&p->freed);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+}
+
+/* --- The carriers' pipes ------------------------------------------------------------ */
 
 struct ld_settle_db_pipes {
     ld_settle_db *db; /* whose stock the connections go back to */
@@ -670,7 +904,8 @@ static int verify(ld_settle_db *db, const ld_job_input *in)
     db_row *rows = sorted_trades(in);
     char *ids = rows ? id_array(rows, in->n) : NULL;
     char why[256] = "";
-    int rc = ids ? ld_pg_connect(&c, db->url, NULL, 0, why, sizeof why) : -ENOMEM;
+    int rc = ids ? ld_pg_connect(&c, db->url, password_of(db), NULL, 0, why, sizeof why)
+                 : -ENOMEM;
     if (rc == -ECONNREFUSED)
         say_lost(db, why);
     if (rc == 0) {
@@ -713,6 +948,17 @@ static void figures(ld_settle_db *db, ld_figures *f)
         ld_figure_add(f, "db_connections", atomic_load(&db->connections), "");
         ld_figure_add(f, "db_opened", atomic_load(&db->opened), "");
     }
+    if (f && db->pooled) {
+        ld_figure_add(f, "db_wait_p50", (double)ld_hist_quantile(&db->wait, 0.5) / 1e6,
+                      "ms");
+        ld_figure_add(f, "db_wait_p99", (double)ld_hist_quantile(&db->wait, 0.99) / 1e6,
+                      "ms");
+        ld_figure_add(f, "db_wait_max", (double)ld_hist_max(&db->wait) / 1e6, "ms");
+        ld_figure_add(f, "db_waited", db->waited, "");
+    }
+    db->pooled = 0;
+    db->waited = 0;
+    memset(&db->wait, 0, sizeof db->wait);
     memset(db->trip, 0, sizeof db->trip);
     atomic_store(&db->connections, 0);
     atomic_store(&db->opened, 0);

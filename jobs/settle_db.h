@@ -1,24 +1,37 @@
 /* settle_db.h: settle's fetch and update as SQL on PostgreSQL (--db postgres).
  *
- * Connections. threads: one blocking connection per pool thread, as a JDBC pool has.
- * green strategies and callbacks: --db-pipes connections per carrier (default 1) in
- * libpq's pipeline mode, shared by every trade of the carrier, with as many queries in
- * flight on each as there are trades waiting. A connection's backend runs its queries
- * one after another, each its own transaction: with durable commits each update waits
- * for the WAL flush of the one before it on that connection, so more pipes let the
- * server commit them in groups.
+ * Connections. threads: a bounded pool of --db-conns blocking connections per rank
+ * (default 10, HikariCP's default pool size; at most --os-threads), shared by the pool's
+ * threads as a JDBC application shares HikariCP's: a thread takes one for each call and
+ * gives it back, waiting while none is free. Green strategies and callbacks: --db-pipes
+ * connections per carrier (default 1) in libpq's pipeline mode, shared by every trade of
+ * the carrier, with as many queries in flight on each as there are trades waiting. A
+ * connection's backend runs its queries one after another, each its own transaction: with
+ * durable commits each update waits for the WAL flush of the one before it on that
+ * connection, so more pipes let the server commit them in groups.
  *
  * Where (--db-url), as --clearinghouse places its server:
- *   local   one private server per rank (settle_db_server.h), started in prepare on
- *           127.0.0.1 and stopped in release;
+ *   local   one private server per rank (settle_db_server.h), started in prepare,
+ *           reached by its socket only (no TCP), and stopped in release;
  *   rank0   one private server for the whole job on rank 0's node, started in share
  *           and stopped in unshare, listening on the address of rank 0's host name,
- *           which every rank connects to;
+ *           which every rank connects to, letting in the job's nodes only (cfg->peers)
+ *           with a password made for the run, handed to the ranks in the share's text
+ *           (over MPI), never in a URL or on a command line;
  *   env     libpq's environment (PGHOST, PGPORT, PGUSER, PGDATABASE), or
  *   URL     a server of the user's, as a postgresql:// URL; scripts/pg-local starts
  *           one. Every rank checks it can connect while options are checked.
  * So a bad URL, a server that refuses, or (local, rank0) missing server binaries is
- * one message and exit status 2, before any work.
+ * one message and exit status 2, before any work. A URL in a message has its user
+ * information and password masked (ld_pg_url_mask).
+ *
+ * Room. What a rank opens is what the strategies that run need, no more: the largest of
+ * threads' pool and the carriers' pipes (a strategy that does not run opens nothing),
+ * and one more beside it while the stock is held (the load, the check after a run). On
+ * a server the ranks share, rank 0 reads max_connections and what pg_stat_activity
+ * counts in use before any rank opens one, and refuses the run with one line naming
+ * the options to lower when every rank's would not fit; rank 0's own server is sized
+ * for them.
  *
  * The book. Rank 0 makes a fresh schema for the run (share), loomdist_<pid>_<time>,
  * with one table, trades; every rank then loads its own trades into it with COPY
@@ -37,11 +50,13 @@
  * connections it used (the server's backends), db_opened, those of them it had
  * to open inside the clock because the stock had none ready (0 in a sound run), and
  * db_backends, the server's client backends when the rank checked the run (every
- * rank's stock on a server they share).
+ * rank's stock on a server they share). threads adds its pool's waits for a free
+ * connection: db_wait_p50, db_wait_p99 and db_wait_max in ms, over every take, and
+ * db_waited, the takes that found none free.
  *
  * Connections before the clock. prepare opens a stock of connections, each with the
- * statements prepared, as many as the largest run takes (--os-threads, or carriers x
- * --db-pipes); a run takes its connections from it and gives them back at its end,
+ * statements prepared, as many as the largest run takes (see Room); a run takes its
+ * connections from it and gives them back at its end,
  * so no strategy opens one inside its timed run, as a JDBC pool made at start-up.
  *
  * The proof. After every strategy run the rank reads its trades' status and run back
@@ -90,10 +105,20 @@ int ld_settle_db_open(ld_settle_db **out, const ld_job_config *cfg, const char *
 void ld_settle_db_close(ld_settle_db *db);
 
 /* A blocking connection with the statements prepared, from the stock made before the
- * clock (made now, and counted as db_opened, when the stock has none): one per pool
- * thread. ld_settle_db_disconnect gives it back (a broken one is closed). */
+ * clock (made now, and counted as db_opened, when the stock has none).
+ * ld_settle_db_disconnect gives it back (a broken one is closed). */
 int ld_settle_db_connect(PGconn **out, ld_settle_db *db);
 void ld_settle_db_disconnect(ld_settle_db *db, PGconn *c);
+
+/* The threads strategy's pool: --db-conns connections (no more than threads) taken
+ * from the stock, shared by the run's threads. A take waits until one is free, and
+ * counts its wait; give hands it back, broken or not. Closing gives them back to the
+ * stock and keeps the waits for the run's figures. NULL does nothing. */
+typedef struct ld_settle_db_pool ld_settle_db_pool;
+int ld_settle_db_pool_open(ld_settle_db_pool **out, ld_settle_db *db, size_t threads);
+PGconn *ld_settle_db_pool_take(ld_settle_db_pool *p);
+void ld_settle_db_pool_give(ld_settle_db_pool *p, PGconn *c);
+void ld_settle_db_pool_close(ld_settle_db_pool *p);
 
 /* A carrier's --db-pipes pipelined connections on its loop, taken from the stock,
  * shared by its trades, each call going to the next in turn. */

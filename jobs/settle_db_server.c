@@ -3,6 +3,7 @@
 #include "settle_db_server.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -18,52 +20,114 @@
 
 /* How long the server may take to answer after it starts, and to go at the end. */
 #define START_TIMEOUT_MS 60000
+#define PORT_LOW 10000
+#define PORT_SPAN 22000
+#define LD_STR_(x) #x
+#define LD_STR(x) LD_STR_(x)
 #define STOP_TIMEOUT_MS 30000
+
+/* Ports a TCP server tries, at random in [PORT_LOW, PORT_LOW + PORT_SPAN): below
+ * Linux's ephemeral range (32768-60999), where clients' ports come from. */
+#define PORT_TRIES 20
 
 struct ld_settle_db_server {
     ld_child watcher;
     pid_t pid;
 };
 
-/* The watcher: $1 the binaries, $2 the listen address, $3 the port, $4 "samenet" or
- * "", $5 max_connections. It says "ready PID" once the server answers (or one line why
- * not, and exits), then waits for the end of its stdin; its EXIT trap stops the server
- * whatever ends it. */
+/* The watcher, as the run's user: $1 the part below, then its arguments. It makes the
+ * folder, runs the part below in it (as root: as the postgres user, to whom the folder
+ * then belongs) and removes the folder when that part is over. sh runs a trap only
+ * once the command in the foreground is done, so a signal cannot remove the folder
+ * under a running server. */
 static const char watcher_sh[] =
-    "bin=$1 addr=$2 port=$3 net=$4 max=$5 pid=\n"
+    "inner=$1\n"
+    "shift\n"
     "d=$(mktemp -d \"${TMPDIR:-/tmp}/loomdist-pg.XXXXXX\") || exit 1\n"
-    "end() {\n"
-    "  [ -n \"$pid\" ] && kill -QUIT \"$pid\" 2>/dev/null\n"
-    "  while [ -n \"$pid\" ] && kill -0 \"$pid\" 2>/dev/null; do sleep 0.05; done\n"
-    "  rm -rf \"$d\"\n"
-    "}\n"
-    "trap end EXIT\n"
+    "trap 'rm -rf \"$d\"' EXIT\n"
     "trap 'exit 1' INT TERM HUP PIPE\n"
+    "cd / || exit 1\n"
     "as=\n"
-    "if [ \"$(id -u)\" = 0 ]; then chown postgres \"$d\" && as='runuser -u postgres --'; "
+    "if [ \"$(id -u)\" = 0 ]; then\n"
+    "  chown postgres \"$d\" || exit 1\n"
+    "  as='runuser -u postgres --'\n"
     "fi\n"
-    "if ! $as \"$bin/initdb\" -D \"$d/data\" -A trust -U postgres > \"$d/log\" 2>&1; "
-    "then\n"
-    "  echo \"initdb failed: $(tail -n 1 \"$d/log\")\"; exit 1\n"
-    "fi\n"
-    "[ \"$net\" = samenet ] && echo 'host all all samenet trust' >> "
-    "\"$d/data/pg_hba.conf\"\n"
-    "$as \"$bin/postgres\" -D \"$d/data\" -k \"$d\" -c listen_addresses=\"$addr\" -c "
-    "max_connections=\"$max\" -p "
-    "\"$port\" >> \"$d/log\" 2>&1 &\n"
-    "child=$! tries=0\n"
-    "until [ -n \"$pid\" ] && \"$bin/pg_isready\" -q -h \"$d\" -p \"$port\" -U postgres; "
-    "do\n"
-    "  [ -z \"$pid\" ] && [ -s \"$d/data/postmaster.pid\" ] && "
-    "pid=$(head -n 1 \"$d/data/postmaster.pid\")\n"
-    "  tries=$((tries + 1))\n"
-    "  if ! kill -0 \"$child\" 2>/dev/null || [ \"$tries\" -gt 1000 ]; then\n"
-    "    echo \"the server did not start: $(tail -n 1 \"$d/log\")\"; exit 1\n"
-    "  fi\n"
-    "  sleep 0.05\n"
-    "done\n"
-    "echo \"ready $pid\"\n"
-    "read -r _\n";
+    "$as /bin/sh -c \"$inner\" sh \"$d\" \"$@\"\n";
+
+/* The server's part, as its owner: $1 the folder, $2 the binaries, $3 the listen
+ * address ("": the socket only), $4 max_connections, $5 the peers let in over TCP.
+ * Its stdin's first line is the password ("" for socket only). It says
+ * "ready PID PORT FOLDER" once the server answers (or one line why not, and exits),
+ * then waits for the end of its stdin; its EXIT trap stops the server whatever ends
+ * it: the pid postmaster.pid gave, else the one it started. */
+static const char
+    server_sh[] = "d=$1 bin=$2 addr=$3 max=$4 peers=$5 pid= child=\n"
+                  "end() {\n"
+                  "  p=${pid:-$child}\n"
+                  "  if [ -n \"$p\" ]; then\n"
+                  "    kill -QUIT \"$p\" 2>/dev/null\n"
+                  "    while kill -0 \"$p\" 2>/dev/null; do sleep 0.05; done\n"
+                  "  fi\n"
+                  "  find \"$d\" -mindepth 1 -delete 2>/dev/null\n"
+                  "}\n"
+                  "trap end EXIT\n"
+                  "trap 'exit 1' INT TERM HUP PIPE\n"
+                  "umask 077\n"
+                  "IFS= read -r pw || exit 1\n"
+                  "set --\n"
+                  "if [ -n \"$addr\" ]; then printf '%s\\n' \"$pw\" > \"$d/pw\"; set -- "
+                  "\"--pwfile=$d/pw\"; fi\n"
+                  "pw=\n"
+                  "if ! \"$bin/initdb\" -D \"$d/data\" -U postgres -A trust \"$@\" > "
+                  "\"$d/log\" 2>&1; "
+                  "then\n"
+                  "  echo \"initdb failed: $(tail -n 1 \"$d/log\")\"; exit 1\n"
+                  "fi\n"
+                  "rm -f \"$d/pw\"\n"
+                  "{\n"
+                  "  echo 'local all postgres trust'\n"
+                  "  for a in $peers; do\n"
+                  "    case $a in *:*) m=128 ;; *) m=32 ;; esac\n"
+                  "    echo \"host all postgres $a/$m scram-sha-256\"\n"
+                  "  done\n"
+                  "} > \"$d/data/pg_hba.conf\"\n"
+                  "port=5432 tries=0\n"
+                  "while :; do\n"
+                  "  [ -n \"$addr\" ] && port=$(($(od -An -N2 -tu2 /dev/urandom) "
+                  "% " LD_STR(PORT_SPAN) " + " LD_STR(
+                      PORT_LOW) "))\n"
+                                "  \"$bin/postgres\" -D \"$d/data\" -k \"$d\" -c "
+                                "listen_addresses=\"$addr\" -c "
+                                "max_connections=\"$max\" -p \"$port\" > "
+                                "\"$d/server.log\" 2>&1 &\n"
+                                "  child=$! waited=0\n"
+                                "  until [ -n \"$pid\" ] && \"$bin/pg_isready\" -q -h "
+                                "\"$d\" -p \"$port\" -U "
+                                "postgres; do\n"
+                                "    [ -z \"$pid\" ] && [ -s \"$d/data/postmaster.pid\" "
+                                "] && "
+                                "pid=$(head -n 1 \"$d/data/postmaster.pid\")\n"
+                                "    waited=$((waited + 1))\n"
+                                "    if ! kill -0 \"$child\" 2>/dev/null || [ "
+                                "\"$waited\" -gt 1000 ]; then break; fi\n"
+                                "    sleep 0.05\n"
+                                "  done\n"
+                                "  kill -0 \"$child\" 2>/dev/null && [ \"$waited\" -le "
+                                "1000 ] && break\n"
+                                "  tries=$((tries + 1))\n"
+                                "  if [ -z \"$addr\" ] || [ \"$tries\" -ge " LD_STR(
+                                    PORT_TRIES) " ] ||\n"
+                                                "    ! grep -q 'Address already in use' "
+                                                "\"$d/server.log\"; then\n"
+                                                "    echo \"the server did not start: "
+                                                "$(tail -n 1 \"$d/server.log\")\"; exit "
+                                                "1\n"
+                                                "  fi\n"
+                                                "  pid= child=\n"
+                                                "done\n"
+                                                "echo \"ready $pid $(sed -n 4p "
+                                                "\"$d/data/postmaster.pid\") $d\"\n"
+                                                "read -r _\n";
 
 int ld_settle_db_server_bindir(char *out, size_t len, char *why, size_t whylen)
 {
@@ -93,22 +157,6 @@ int ld_settle_db_server_bindir(char *out, size_t len, char *why, size_t whylen)
              "install postgresql-15",
              tried[0], env ? "" : " or pg_config --bindir");
     return -ENOENT;
-}
-
-/* A port nothing listens on now, from the kernel. */
-static int free_port(void)
-{
-    struct sockaddr_in a = {.sin_family = AF_INET};
-    socklen_t alen = sizeof a;
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0)
-        return -errno;
-    int rc = bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
-                     getsockname(fd, (struct sockaddr *)&a, &alen) == 0
-                 ? ntohs(a.sin_port)
-                 : -errno;
-    close(fd);
-    return rc;
 }
 
 /* Whether every IPv4 address host has here is a loopback one (127.0.0.0/8). */
@@ -156,27 +204,74 @@ void ld_settle_db_server_address(const char *host, char *out, size_t len)
         snprintf(out, len, "%s", host);
 }
 
-int ld_settle_db_server_start(ld_settle_db_server **out, const char *listen_addr,
-                              const char *host, int samenet, unsigned max_connections,
-                              char *url, size_t urllen, char *why, size_t whylen)
+int ld_settle_db_server_password(char *out, size_t len)
 {
-    char bin[512], port[16], max[16], line[256] = "";
+    unsigned char raw[32];
+    size_t n = (len - 1) / 2 < sizeof raw ? (len - 1) / 2 : sizeof raw;
+    if (len < 3 || getrandom(raw, n, 0) != (ssize_t)n)
+        return len < 3 ? -EINVAL : -errno;
+    for (size_t i = 0; i < n; i++)
+        snprintf(out + 2 * i, 3, "%02x", raw[i]);
+    return 0;
+}
+
+/* folder for a URL's query: every byte but the unreserved ones and '/' as %XX. */
+static void url_escape(const char *folder, char *out, size_t len)
+{
+    size_t used = 0;
+    for (const unsigned char *c = (const unsigned char *)folder; *c && used + 4 < len;
+         c++) {
+        int plain = isalnum(*c) || strchr("-._~/", *c);
+        used += (size_t)snprintf(out + used, len - used, plain ? "%c" : "%%%02X", *c);
+    }
+    out[used < len ? used : len - 1] = '\0';
+}
+
+/* The URL of the server the watcher said is ready in line: "ready PID PORT FOLDER". */
+static int ready(ld_settle_db_server *s, const char *line,
+                 const ld_settle_db_server_opts *o, char *url, size_t urllen)
+{
+    int port, at = 0;
+    if (sscanf(line, "ready %d %d %n", &s->pid, &port, &at) != 2 || at == 0)
+        return -ECHILD;
+    if (o->listen_addr) {
+        snprintf(url, urllen, "postgresql://postgres@%s:%d/postgres", o->connect_host,
+                 port);
+        return 0;
+    }
+    char folder[1024];
+    url_escape(line + at, folder, sizeof folder);
+    snprintf(url, urllen, "postgresql://postgres@/postgres?host=%s&port=%d", folder,
+             port);
+    return 0;
+}
+
+int ld_settle_db_server_start(ld_settle_db_server **out,
+                              const ld_settle_db_server_opts *o, char *url, size_t urllen,
+                              char *why, size_t whylen)
+{
+    char bin[512], max[16], line[1200] = "";
     int rc = ld_settle_db_server_bindir(bin, sizeof bin, why, whylen);
-    int p = rc == 0 ? free_port() : rc;
-    ld_settle_db_server *s = p > 0 ? calloc(1, sizeof *s) : NULL;
-    if (p <= 0 || !s)
-        return p <= 0 ? (rc ? rc : p) : -ENOMEM;
-    snprintf(port, sizeof port, "%d", p);
-    snprintf(max, sizeof max, "%u", max_connections);
+    ld_settle_db_server *s = rc == 0 ? calloc(1, sizeof *s) : NULL;
+    if (!s)
+        return rc ? rc : -ENOMEM;
+    snprintf(max, sizeof max, "%u", o->max_connections);
     /* In a session of its own, so that a signal to the rank's process group (mpirun
      * ending a failed job) cannot kill the watcher before it has cleaned up. */
-    char *argv[] = {"setsid", "/bin/sh",           "-c", (char *)watcher_sh,       "sh",
-                    bin,      (char *)listen_addr, port, samenet ? "samenet" : "", max,
+    char *argv[] = {"setsid", "/bin/sh",
+                    "-c",     (char *)watcher_sh,
+                    "sh",     (char *)server_sh,
+                    bin,      (char *)(o->listen_addr ? o->listen_addr : ""),
+                    max,      (char *)(o->listen_addr && o->peers ? o->peers : ""),
                     NULL};
     rc = ld_child_spawn(&s->watcher, argv, 1);
     if (rc == 0) {
-        rc = ld_child_read_line(&s->watcher, line, sizeof line, START_TIMEOUT_MS);
-        rc = rc > 0 && sscanf(line, "ready %d", &s->pid) == 1 ? 0 : -ECHILD;
+        char pw[160];
+        snprintf(pw, sizeof pw, "%s\n", o->listen_addr && o->password ? o->password : "");
+        rc = ld_child_write(&s->watcher, pw);
+        if (rc == 0)
+            rc = ld_child_read_line(&s->watcher, line, sizeof line, START_TIMEOUT_MS);
+        rc = rc >= 0 ? ready(s, line, o, url, urllen) : rc;
         if (rc != 0)
             ld_child_wait(&s->watcher, STOP_TIMEOUT_MS, NULL);
     }
@@ -186,7 +281,6 @@ int ld_settle_db_server_start(ld_settle_db_server **out, const char *listen_addr
         free(s);
         return rc;
     }
-    snprintf(url, urllen, "postgresql://postgres@%s:%d/postgres", host, p);
     *out = s;
     return 0;
 }

@@ -5,15 +5,31 @@
  * /usr/lib/postgresql/15/bin, else `pg_config --bindir`; initdb, postgres and
  * pg_isready must all be there.
  *
- * The server lives under a fresh folder, $TMPDIR/loomdist-pg.XXXXXX (default /tmp):
- * initdb -A trust as the postgres user when the run is root (initdb refuses root),
- * then postgres with its socket in that folder, listening on the address asked for
- * at a free port. A small shell (sh) started with posix_spawn, in a session of its
- * own (setsid: a signal to the rank's process group misses it), watches it: it
- * holds the read end of a pipe whose write end only this process has, and when that
- * pipe closes (stop, or this process's end however it comes, a kill included) it stops
- * the postmaster by its pid (SIGQUIT: immediate shutdown), waits until it is gone and
- * removes the folder. A server can therefore never outlive its run.
+ * Who gets in. The server lives under a fresh folder, $TMPDIR/loomdist-pg.XXXXXX
+ * (default /tmp), mode 0700, which is also its socket's folder. Its pg_hba.conf is
+ * written whole: the socket is `trust` for the postgres role, so only the folder's
+ * owner (and root) reach it; a server with no listen address (local) has no TCP at
+ * all; one with an address (rank0) takes TCP from the given peer addresses only
+ * (/32, /128 each), with scram-sha-256 and a password made for the run, which reaches
+ * the watcher on its stdin and initdb in a 0600 file removed at once: never argv, the
+ * environment or a URL.
+ *
+ * The port. Socket only, it is 5432: it names the socket file in a folder no other
+ * server uses. With TCP, the watcher tries ports at random below the kernel's
+ * ephemeral range and starts postgres on each until one binds (at most 20), then reads
+ * the port back from postmaster.pid: no gap between a probe and the bind.
+ *
+ * The watcher. A small shell (sh) started with posix_spawn, in a session of its own
+ * (setsid: a signal to the rank's process group misses it), makes the folder; as
+ * root it gives it to the postgres user and runs everything that touches the folder's
+ * files, initdb, postgres and its own end, under runuser as that user, so that root
+ * never reads, writes or signals by what a file there says. It holds the read end of a
+ * pipe whose write end only this process has, and when that pipe closes (stop, or this
+ * process's end however it comes, a kill included) it stops the postmaster (SIGQUIT:
+ * immediate shutdown) by the pid in postmaster.pid, or by the one it started when that
+ * file was not read yet, waits until it is gone and removes the folder. A server can
+ * therefore never outlive its run. Every step runs from /, so a working folder the
+ * postgres user cannot enter does not matter.
  *
  * Functions return 0 or a negative errno; a message for the user goes into why.
  */
@@ -35,13 +51,24 @@ int ld_settle_db_server_bindir(char *out, size_t len, char *why, size_t whylen);
  * out[0..len). */
 void ld_settle_db_server_address(const char *host, char *out, size_t len);
 
-/* Start a server listening on listen_addr (an address or host name), reached by the
- * URL postgresql://postgres@host:PORT/postgres, which goes into url[0..urllen), that
- * takes max_connections sessions at once. samenet: let the hosts of this machine's
- * networks in too, not only loopback. */
-int ld_settle_db_server_start(ld_settle_db_server **out, const char *listen_addr,
-                              const char *host, int samenet, unsigned max_connections,
-                              char *url, size_t urllen, char *why, size_t whylen);
+/* What a server takes: where it listens and who may connect. */
+typedef struct ld_settle_db_server_opts {
+    const char *listen_addr;  /* an address or host name; NULL: the socket only */
+    const char *connect_host; /* TCP: the name its URL gives the clients */
+    const char *peers;        /* TCP: the addresses let in, space-separated */
+    const char *password;     /* TCP: the postgres role's, for scram-sha-256 */
+    unsigned max_connections; /* sessions at once */
+} ld_settle_db_server_opts;
+
+/* Start a server as o asks. Its URL goes into url[0..urllen), without the password:
+ * postgresql://postgres@/postgres?host=FOLDER&port=5432 (socket only), or
+ * postgresql://postgres@HOST:PORT/postgres. */
+int ld_settle_db_server_start(ld_settle_db_server **out,
+                              const ld_settle_db_server_opts *o, char *url, size_t urllen,
+                              char *why, size_t whylen);
+
+/* A password for a run's server: len - 1 random hex digits into out (from getrandom). */
+int ld_settle_db_server_password(char *out, size_t len);
 
 /* The postmaster's pid. */
 pid_t ld_settle_db_server_pid(const ld_settle_db_server *s);

@@ -7,7 +7,10 @@
  * for its shutdown, until the last is made, so the pool has its size at once.
  *
  * Under --io http each pool thread makes its checks on a blocking socket of its own,
- * kept alive from one check to the next: one connection per thread.
+ * kept alive from one check to the next: one connection per thread. Under --db
+ * postgres fetch and update take a connection from the rank's pool of --db-conns for
+ * the call and give it back, waiting while none is free, as a JDBC application's
+ * threads do with HikariCP: that wait is part of the design's cost, and a figure.
  */
 #include "census.h"
 #include "settle.h"
@@ -21,6 +24,7 @@
 
 typedef struct pool_run {
     const ld_job_input *in;
+    ld_settle_db_pool *db; /* --db postgres: the connections the threads share */
     atomic_size_t next;
     atomic_int rc;       /* the first error of any thread */
     ld_census_crew crew; /* holds every thread until the last is made */
@@ -36,18 +40,27 @@ static int pool_call(const ld_job_input *in, ld_http_conn *conn, size_t i, int c
     return c == plan->failed_check;
 }
 
+/* Fetch or update of trade i as SQL, on a connection of the pool for the call. */
+static int db_call(const ld_job_input *in, ld_settle_db_pool *pool, size_t i, int c,
+                   int failed)
+{
+    PGconn *conn = ld_settle_db_pool_take(pool);
+    int rc = ld_settle_db_blocking(conn, ld_settle_db_of(in), &in->trades[i], c, failed);
+    ld_settle_db_pool_give(pool, conn);
+    return rc;
+}
+
 /* Trade i's calls one by one, then its result: 0, or the error that cut it short.
- * Under --db postgres fetch and update are SQL on the thread's own connection db. */
-static int pool_trade(const ld_job_input *in, ld_http_conn *conn, PGconn *db, size_t i)
+ * Under --db postgres fetch and update are SQL on a connection of the pool db. */
+static int pool_trade(const ld_job_input *in, ld_http_conn *conn, ld_settle_db_pool *db,
+                      size_t i)
 {
     int failed = -1;
     for (int c = 0; c < LD_SETTLE_CALLS; c++) {
         if (ld_settle_plan_of(in, i)->latency_ns[c] == 0)
             continue;
-        int outcome = db && ld_settle_is_db(c)
-                          ? ld_settle_db_blocking(db, ld_settle_db_of(in), &in->trades[i],
-                                                  c, failed)
-                          : pool_call(in, conn, i, c);
+        int outcome = db && ld_settle_is_db(c) ? db_call(in, db, i, c, failed)
+                                               : pool_call(in, conn, i, c);
         if (outcome < 0)
             return outcome;
         ld_settle_note(&failed, c, outcome);
@@ -63,20 +76,15 @@ static void *pool_thread(void *arg)
     pool_run *r = arg;
     const ld_settle_http *h = ld_settle_http_of(r->in);
     ld_http_conn *conn = NULL;
-    PGconn *db = NULL;
     int rc = h ? ld_http_conn_open(&conn, (const struct sockaddr *)&h->addr, h->host,
                                    h->timeout_ns)
                : 0;
-    if (rc == 0 && ld_settle_db_of(r->in))
-        rc = ld_settle_db_connect(&db, ld_settle_db_of(r->in));
     while (rc == 0) {
         size_t i = atomic_fetch_add_explicit(&r->next, 1, memory_order_relaxed);
         if (i >= r->in->n)
             break;
-        rc = pool_trade(r->in, conn, db, i);
+        rc = pool_trade(r->in, conn, r->db, i);
     }
-    if (db)
-        ld_settle_db_disconnect(ld_settle_db_of(r->in), db);
     if (rc != 0) {
         int none = 0;
         atomic_compare_exchange_strong(&r->rc, &none, rc);
@@ -95,9 +103,15 @@ int ld_settle_threads(const ld_job_input *in)
     pool_run r = {.in = in};
     atomic_init(&r.next, 0);
     atomic_init(&r.rc, 0);
+    int rc = ld_settle_db_of(in)
+                 ? ld_settle_db_pool_open(&r.db, ld_settle_db_of(in), size)
+                 : 0;
+    if (rc != 0) {
+        free(threads);
+        return ld_settle_end(in, rc);
+    }
     ld_census_crew_init(&r.crew);
     unsigned started = 0;
-    int rc = 0;
     /* Small stacks: the pool's cost should be its threads, not 8 MiB reservations. */
     pthread_attr_t attr;
     pthread_attr_init(&attr);
@@ -116,6 +130,7 @@ int ld_settle_threads(const ld_job_input *in)
     for (unsigned t = 0; t < started; t++)
         pthread_join(threads[t], NULL);
     ld_census_crew_destroy(&r.crew);
+    ld_settle_db_pool_close(r.db);
     free(threads);
     return ld_settle_end(in, rc ? rc : atomic_load(&r.rc));
 }

@@ -518,6 +518,7 @@ void ld_options_job_config(const ld_options *o, size_t j, const ld_cpus *cpus,
         .test_overflow = aimed_here(o, o->test_overflow_rank),
         .opts = o->job_config[j],
         .cpus = cpus,
+        .strategies = o->selected[j],
     };
 }
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "carriers.h"
+#include "peers.h"
 #include "phases.h"
 #include "resources.h"
 #include "why.h"
@@ -210,8 +211,9 @@ static unsigned warmup_of(const ld_options *o, size_t j, int first)
     return 1;
 }
 
-/* What the job's share set up on rank 0, in cfg->shared on every rank. Returns 0, or
- * -1 on every rank once rank 0 has said why. */
+/* What the job's share set up on rank 0, in cfg->shared on every rank; the share sees
+ * every node's addresses in cfg->peers, whom a service it starts may let in. Returns 0,
+ * or -1 on every rank once rank 0 has said why. */
 static int share_job(MPI_Comm comm, const ld_job *job, const ld_node *node,
                      ld_job_config *cfg, char *blob, void **state)
 {
@@ -224,8 +226,12 @@ static int share_job(MPI_Comm comm, const ld_job *job, const ld_node *node,
     if (node->nodes > 1 && gethostname(host, sizeof host) != 0)
         snprintf(host, sizeof host, "%s", node->name);
     host[sizeof host - 1] = '\0';
+    char *peers = ld_peers_gather(comm);
+    cfg->peers = peers;
     if (rank == 0)
         rc = job->share(cfg, host, blob, LD_JOB_SHARED_MAX, state);
+    cfg->peers = NULL;
+    free(peers);
     MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
     MPI_Bcast(blob, LD_JOB_SHARED_MAX, MPI_CHAR, 0, comm);
     blob[LD_JOB_SHARED_MAX - 1] = '\0';
@@ -262,6 +268,7 @@ static int run_job(MPI_Comm comm, const ld_options *o, const ld_node *node,
     const ld_job *job = ld_jobs[j];
     ld_job_config cfg;
     ld_options_job_config(o, j, &node->cpus, &cfg);
+    MPI_Comm_size(comm, &cfg.ranks);
     char blob[LD_JOB_SHARED_MAX];
     void *prepared = NULL, *state = NULL;
     int64_t bound = 0;

@@ -58,15 +58,17 @@ static void quiet(void *arg, const char *message)
     (void)message;
 }
 
-/* "env" is libpq's defaults: an empty dbname lets the environment fill everything. */
-int ld_pg_connect(PGconn **out, const char *url, const ld_pg_stmt *stmts, size_t n,
-                  char *why, size_t len)
+/* "env" is libpq's defaults: an empty dbname lets the environment fill everything. The
+ * keys after dbname override what its URL says, so a password given apart wins. */
+int ld_pg_connect(PGconn **out, const char *url, const char *password,
+                  const ld_pg_stmt *stmts, size_t n, char *why, size_t len)
 {
     char timeout[16];
     snprintf(timeout, sizeof timeout, "%d", LD_PG_CONNECT_TIMEOUT_S);
-    const char *keys[] = {"dbname", "connect_timeout", "application_name", NULL};
+    const char *keys[] = {"dbname", "connect_timeout", "application_name",
+                          password ? "password" : NULL, NULL};
     const char *values[] = {strcmp(url, "env") == 0 ? "" : url, timeout, "loomdist",
-                            NULL};
+                            password, NULL};
     PGconn *c = PQconnectdbParams(keys, values, 1);
     if (!c)
         return -ENOMEM;
@@ -93,4 +95,47 @@ int ld_pg_exec(PGconn *c, const char *sql, char *why, size_t len)
         ld_pg_why(PQerrorMessage(c), why, len);
     PQclear(r);
     return ok ? 0 : ld_pg_error(c);
+}
+
+/* The end of a URL's authority: where its path, query or fragment begins. */
+static size_t authority_end(const char *s)
+{
+    return strcspn(s, "/?#");
+}
+
+/* Copy s[0..n) into out at *used, cut at len. */
+static void put(char *out, size_t len, size_t *used, const char *s, size_t n)
+{
+    int w = snprintf(out + *used, len - *used, "%.*s", (int)n, s);
+    if (w > 0)
+        *used += (size_t)w < len - *used ? (size_t)w : len - *used - 1;
+}
+
+void ld_pg_url_mask(const char *url, char *out, size_t len)
+{
+    if (!out || len == 0)
+        return;
+    size_t used = 0;
+    out[0] = '\0';
+    const char *rest = strstr(url, "://");
+    rest = rest ? rest + 3 : url;
+    put(out, len, &used, url, (size_t)(rest - url));
+    size_t auth = authority_end(rest);
+    const char *at = memchr(rest, '@', auth);
+    if (at) {
+        put(out, len, &used, "***", 3);
+        rest = at;
+    }
+    /* Then the rest, each password=VALUE of the query masked. */
+    for (const char *p = rest; *p;) {
+        const char *key = strstr(p, "password=");
+        int is_key = key && (key == url || strchr("?& ", key[-1]) != NULL);
+        const char *end = key ? key + 9 : p + strlen(p);
+        put(out, len, &used, p, (size_t)(end - p));
+        p = end;
+        if (key && is_key) {
+            put(out, len, &used, "***", 3);
+            p += strcspn(p, "&#");
+        }
+    }
 }

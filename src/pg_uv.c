@@ -168,7 +168,7 @@ int ld_pg_uv_open(ld_pg_uv **out, uv_loop_t *loop, const char *url,
                   const ld_pg_stmt *stmts, size_t n, char *why, size_t len)
 {
     PGconn *conn;
-    int rc = ld_pg_connect(&conn, url, stmts, n, why, len);
+    int rc = ld_pg_connect(&conn, url, NULL, stmts, n, why, len);
     return rc ? rc : ld_pg_uv_adopt(out, loop, conn, why, len);
 }
 

@@ -29,9 +29,15 @@ typedef struct ld_pg_stmt {
 /* Whether url is a URL libpq parses, or "env": 0, or -EINVAL with libpq's why. */
 int ld_pg_url_check(const char *url, char *why, size_t len);
 
-/* A blocking connection to url with the n statements prepared on it. */
-int ld_pg_connect(PGconn **out, const char *url, const ld_pg_stmt *stmts, size_t n,
-                  char *why, size_t len);
+/* A blocking connection to url with the n statements prepared on it. password, when not
+ * NULL, goes to libpq beside the URL, never in it (a private server's, made per run);
+ * NULL leaves libpq's own ways: the URL's, PGPASSWORD, the password file. */
+int ld_pg_connect(PGconn **out, const char *url, const char *password,
+                  const ld_pg_stmt *stmts, size_t n, char *why, size_t len);
+
+/* url as a message may show it, into out[0..len): its user information (user:password@)
+ * and any password= of its query string masked as "***". */
+void ld_pg_url_mask(const char *url, char *out, size_t len);
 
 /* Run sql (no parameters) on c and wait for it: 0, or -EIO with the server's why. */
 int ld_pg_exec(PGconn *c, const char *sql, char *why, size_t len);

@@ -1,10 +1,12 @@
-# db: settle --db postgres against a private PostgreSQL the test starts and stops by
-# its pid (scripts/pg-local): statuses equal sleep mode's and the database's, bad
-# input, and the database killed mid-run, then restarted.
+# db: settle --db postgres against a stock PostgreSQL the test starts and stops by its
+# pid (scripts/pg-local): every strategy at -n 1 and -n 4, statuses equal sleep mode's
+# and the database's, a run too big for it refused, bad input, the private servers
+# closed to others, and the database killed mid-run, then restarted. Its runs have
+# timeouts of their own (120 s each), well inside the test's.
 set(LD_DB_DIR ${CMAKE_CURRENT_LIST_DIR})
 add_test(NAME db.settle COMMAND ${LD_DB_DIR}/test_db.sh $<TARGET_FILE:loomdist>
   ${LD_PYTHON} ${CMAKE_CURRENT_BINARY_DIR}/settle-db)
-set_tests_properties(db.settle PROPERTIES LABELS db TIMEOUT 300 RUN_SERIAL TRUE
+set_tests_properties(db.settle PROPERTIES LABELS db TIMEOUT 600 RUN_SERIAL TRUE
   ENVIRONMENT "${LD_MPI_ENV}")
 # db.slurm_rank0: --db-url rank0 across two emulated Slurm nodes (tests/slurm/lib.sh's
 # cluster): the other node's ranks use rank 0's server. Skipped (77) where slurmd

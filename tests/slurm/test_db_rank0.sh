@@ -26,8 +26,9 @@ readonly SAME=$SRC/tests/settle/check_http_io.py
 readonly SHARED=$SRC/tests/db/check_shared.py
 readonly STATE=$WORK/cluster
 readonly NODES=2 PER_NODE=2
-# A stock of 16 connections per rank: --os-threads 16 over --carriers 2 x 1 pipe.
-readonly STOCK=16
+# A stock of 10 connections per rank: threads' pool (--db-conns 10, under
+# --os-threads 16) over --carriers 2 x 1 pipe.
+readonly STOCK=10
 readonly LD_ARGS=(--quiet --jobs settle --trades 240 --fail-rate 0.2 --latency-scale 0.01
     --os-threads "$STOCK" --carriers 2 --io sleep)
 PORTS=""
