@@ -51,7 +51,7 @@ extern const char *const ld_job_profile_names[]; /* "none", "low", "high", NULL 
         {"cpus",                                                                         \
          LD_OPT_COUNT,                                                                   \
          LD_JOB_PROFILE_AT(type, member, cpus),                                          \
-         0,                                                                              \
+         1,                                                                              \
          LD_CPUS_MAX,                                                                    \
          0,                                                                              \
          NULL,                                                                           \
@@ -60,7 +60,7 @@ extern const char *const ld_job_profile_names[]; /* "none", "low", "high", NULL 
          LD_OPT_RESULT,                                                                  \
          NULL},                                                                          \
     {                                                                                    \
-        "mem-limit", LD_OPT_COUNT, LD_JOB_PROFILE_AT(type, member, mem_limit), 0,        \
+        "mem-limit", LD_OPT_COUNT, LD_JOB_PROFILE_AT(type, member, mem_limit), 1,        \
             1125899906842624.0, 0, NULL, "BYTES",                                        \
             "memory per rank, a cgroup limit (default: the profile's)", LD_OPT_RESULT,   \
             NULL                                                                         \

@@ -1,8 +1,11 @@
 /* resources.c: the memory check made before a run. */
 #include "resources.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "cpus.h"
 
 /* A number from a one-line file such as /proc/sys/vm/max_map_count, or -1. */
 static long long read_number(const char *path)
@@ -90,5 +93,56 @@ int ld_resources_check(MPI_Comm comm, const ld_options *o, const ld_node *node,
             (double)need / (1u << 30), node->ranks_per_node,
             from_cgroup ? "the cgroup's memory.max" : "MemAvailable",
             (double)min_avail / (1u << 30));
+    return -1;
+}
+
+/* Whether job j's limit is below the floor of its heaviest selected strategy, said in
+ * err: the least limit that lets every one of them start. */
+static int limit_short(const ld_options *o, size_t j, const ld_cpus *cpus, char *err,
+                       size_t errlen)
+{
+    const ld_job *job = ld_jobs[j];
+    ld_job_config cfg;
+    ld_options_job_config(o, j, cpus, &cfg);
+    uint64_t limit = 0, floor = 0;
+    const ld_strategy *heaviest = NULL;
+    char what[160] = "", w[160];
+    for (size_t s = 0; s < job->nstrategies; s++) {
+        if (!(o->selected[j] >> s & 1u))
+            continue;
+        uint64_t f = job->mem_floor(&cfg, &job->strategies[s], &limit, w, sizeof w);
+        if (f > floor) {
+            floor = f;
+            heaviest = &job->strategies[s];
+            memcpy(what, w, sizeof what);
+        }
+    }
+    if (limit == 0 || limit >= floor)
+        return 0;
+    snprintf(err, errlen,
+             "a memory limit of %" PRIu64 " bytes (--mem-limit, or --profile's) is "
+             "below the %.2f MiB %s/%s needs before its first task (%s): give at least "
+             "%" PRIu64 " bytes",
+             limit, (double)floor / (1u << 20), job->name, heaviest->name, what, floor);
+    return 1;
+}
+
+int ld_resources_limits(MPI_Comm comm, const ld_options *o, char *err, size_t errlen)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    ld_cpus cpus;
+    int short_here = 0;
+    if (ld_cpus_current(&cpus) != 0)
+        cpus = (ld_cpus){.n = 1};
+    for (size_t j = 0; !short_here && j < ld_njobs; j++)
+        if (o->selected[j] && ld_jobs[j]->mem_floor)
+            short_here = limit_short(o, j, &cpus, err, errlen);
+    int first_short = short_here ? rank : size;
+    MPI_Allreduce(MPI_IN_PLACE, &first_short, 1, MPI_INT, MPI_MIN, comm);
+    if (first_short == size)
+        return 0;
+    MPI_Bcast(err, (int)errlen, MPI_CHAR, first_short, comm);
     return -1;
 }
