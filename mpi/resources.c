@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "cpus.h"
 
@@ -127,6 +128,65 @@ static int limit_short(const ld_options *o, size_t j, const ld_cpus *cpus, char 
     return 1;
 }
 
+/* The most threads the kernel lets run at once, and which limit says so: pid_max
+ * (each thread takes an id), threads-max, and this user's ulimit -u. */
+static long long thread_ceiling(const char **which)
+{
+    long long ceiling = read_number("/proc/sys/kernel/pid_max");
+    long long max = read_number("/proc/sys/kernel/threads-max");
+    struct rlimit rl;
+    *which = "kernel.pid_max";
+    if (max > 0 && (ceiling < 0 || max < ceiling)) {
+        ceiling = max;
+        *which = "kernel.threads-max";
+    }
+    if (getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        (ceiling < 0 || (long long)rl.rlim_cur < ceiling)) {
+        ceiling = (long long)rl.rlim_cur;
+        *which = "ulimit -u";
+    }
+    return ceiling;
+}
+
+/* Whether a selected strategy's OS threads, on every rank of this node at once, pass
+ * what the kernel allows, said in err. */
+static int threads_short(const ld_options *o, const ld_cpus *cpus, int local_ranks,
+                         char *err, size_t errlen)
+{
+    const char *which;
+    long long ceiling = thread_ceiling(&which);
+    for (size_t j = 0; ceiling > 0 && j < ld_njobs; j++) {
+        ld_job_config cfg;
+        ld_options_job_config(o, j, cpus, &cfg);
+        for (size_t s = 0; o->selected[j] && s < ld_jobs[j]->nstrategies; s++) {
+            const ld_strategy *st = &ld_jobs[j]->strategies[s];
+            long long need =
+                (long long)ld_job_threads(ld_jobs[j], &cfg, st) * local_ranks;
+            if (!(o->selected[j] >> s & 1u) || need <= ceiling)
+                continue;
+            snprintf(err, errlen,
+                     "%s/%s needs %lld OS threads on this node (%d rank(s) on it), past "
+                     "the %lld that %s allows: ask for fewer threads or ranks",
+                     ld_jobs[j]->name, st->name, need, local_ranks, ceiling, which);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The ranks that share this rank's node. */
+static int node_ranks(MPI_Comm comm)
+{
+    MPI_Comm node;
+    int n = 1;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) !=
+        MPI_SUCCESS)
+        return 1;
+    MPI_Comm_size(node, &n);
+    MPI_Comm_free(&node);
+    return n;
+}
+
 int ld_resources_limits(MPI_Comm comm, const ld_options *o, char *err, size_t errlen)
 {
     int rank, size;
@@ -136,6 +196,7 @@ int ld_resources_limits(MPI_Comm comm, const ld_options *o, char *err, size_t er
     int short_here = 0;
     if (ld_cpus_current(&cpus) != 0)
         cpus = (ld_cpus){.n = 1};
+    short_here = threads_short(o, &cpus, node_ranks(comm), err, errlen);
     for (size_t j = 0; !short_here && j < ld_njobs; j++)
         if (o->selected[j] && ld_jobs[j]->mem_floor)
             short_here = limit_short(o, j, &cpus, err, errlen);
