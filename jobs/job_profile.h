@@ -70,6 +70,12 @@ extern const char *const ld_job_profile_names[]; /* "none", "low", "high", NULL 
  * to a process of its own rather than to the rank. */
 void ld_job_profile_asked(const ld_job_profile *jp, unsigned *cpus, uint64_t *mem_bytes);
 
+/* For a job's mem_floor hook (job.h): what a process under a memory limit is charged
+ * before its first task: itself, `carriers` carriers, `threads` other threads, and
+ * `stack_bytes` of stacks reserved for `stacks` tasks; what[0..whatlen) says so. */
+uint64_t ld_job_profile_floor(unsigned carriers, unsigned threads, uint64_t stacks,
+                              uint64_t stack_bytes, char *what, size_t whatlen);
+
 /* For a job's enter hook: grant jp to the run (see job.h's enter). */
 int ld_job_profile_enter(const ld_job_profile *jp, const ld_job_config *cfg,
                          ld_job_config *run, ld_figures *figures, void **scope);

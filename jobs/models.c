@@ -86,6 +86,10 @@ static const ld_opt models_opts[] = {
     LD_JOB_PROFILE_OPTS(ld_models_config, profile),
 };
 
+/* A run under a memory limit that outgrew it shows beside its time, which is then
+ * the time until the kill. */
+static const char *const models_table_figures[] = {"killed", NULL};
+
 const ld_job ld_models_job = {
     .name = "models",
     .summary = "four models of concurrency: --tasks tasks wait --delay-ms, one "
@@ -102,6 +106,7 @@ const ld_job ld_models_job = {
     .table = {LD_TABLE_TIME, LD_TABLE_OPS, LD_TABLE_LIMIT, LD_TABLE_THREADS,
               LD_TABLE_MEMORY},
     .reports = {LD_REPORT_BOUND, LD_REPORT_FIGURES},
+    .table_figures = models_table_figures,
     .bound_name = "limit",
     .bound_attr = "limit_ns",
     .prepare = models_prepare,

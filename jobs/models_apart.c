@@ -19,15 +19,6 @@
 #define START_MS 30000 /* for the process to say what it was granted */
 #define GRACE_MS 2000  /* for a process that failed to exit of itself */
 
-/* What the process's memory group is charged before its first task, measured by the
- * group's peak (x86_64 Debian 12, cgroup v1; what the process mapped before it
- * entered the group stays charged to the rank's): the process itself, 256 KiB; each
- * carrier, its loop, scheduler and stacks, 160-210 KiB; each pool thread about
- * 35 KiB. Each is the least seen, so that a limit refused surely cannot run. */
-#define PROCESS_FLOOR (256u << 10)
-#define CARRIER_FLOOR (128u << 10)
-#define THREAD_FLOOR (32u << 10)
-
 /* The rank's CPUs as the process's --cpu-ids. */
 static void cpu_ids(const ld_cpus *cpus, char *out, size_t len)
 {
@@ -206,39 +197,21 @@ int ld_models_measure_apart(const ld_job_config *cfg, const ld_strategy *s, ld_m
     return run_apart(cfg, s, m, figures ? figures : &none);
 }
 
-/* What the process holds when its first task starts: a green or stackless
- * strategy's carriers, a pool's first thread; in *stacks, a stack per task reserved
- * for a green strategy, unless the run asks for cold stacks. */
-static uint64_t threads_floor(const ld_job_config *cfg, const ld_strategy *s,
-                              unsigned *threads)
-{
-    *threads = s->threading == LD_ON_OWN ? 1 : ld_carriers_count(cfg);
-    return (uint64_t)*threads *
-           (s->threading == LD_ON_OWN ? THREAD_FLOOR : CARRIER_FLOOR);
-}
-
+/* A pool's first thread; else the carriers, and a green strategy's reserved stacks. */
 uint64_t ld_models_mem_floor(const ld_job_config *cfg, const ld_strategy *s,
                              uint64_t *limit, char *what, size_t whatlen)
 {
     const ld_models_config *mc = cfg->opts;
-    unsigned cpus, threads;
+    unsigned cpus;
     ld_job_profile_asked(&mc->profile, &cpus, limit);
     ld_job_config granted = *cfg;
     ld_cpus first = *cfg->cpus;
     if (cpus && cpus < first.n)
         first.n = cpus;
     granted.cpus = &first;
-    uint64_t on_threads = threads_floor(&granted, s, &threads);
-    uint64_t stacks =
-        s->threading == LD_ON_CARRIERS && !cfg->cold_stacks
-            ? ld_gt_resident_bytes(cfg->stack_mode, cfg->stack_size, (size_t)mc->tasks)
-            : 0;
-    snprintf(what, whatlen, "the process %.2f MiB, %u thread(s) %.2f MiB",
-             PROCESS_FLOOR / MIB, threads, (double)on_threads / MIB);
-    if (stacks) {
-        size_t len = strlen(what);
-        snprintf(what + len, whatlen - len, ", %" PRIu64 " stacks %.2f MiB", mc->tasks,
-                 (double)stacks / MIB);
-    }
-    return PROCESS_FLOOR + on_threads + stacks;
+    int own = s->threading == LD_ON_OWN;
+    uint64_t n = s->threading == LD_ON_CARRIERS && !cfg->cold_stacks ? mc->tasks : 0;
+    return ld_job_profile_floor(
+        own ? 0 : ld_carriers_count(&granted), own, n,
+        ld_gt_resident_bytes(cfg->stack_mode, cfg->stack_size, (size_t)n), what, whatlen);
 }

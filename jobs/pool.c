@@ -92,6 +92,21 @@ static const ld_opt pool_opts[] = {
     LD_JOB_PROFILE_OPTS(ld_pool_config, profile),
 };
 
+/* The server before its first request: the process and its carriers. The threads a
+ * pooled server parks, and what requests hold, are what the study measures against
+ * the limit: a kill there is its finding, not a bad option. */
+static uint64_t pool_mem_floor(const ld_job_config *cfg, const ld_strategy *s,
+                               uint64_t *limit, char *what, size_t whatlen)
+{
+    (void)s;
+    const ld_pool_config *pc = cfg->opts;
+    unsigned cpus;
+    ld_job_profile_asked(&pc->profile, &cpus, limit);
+    unsigned granted = cpus && cpus < cfg->cpus->n ? cpus : cfg->cpus->n;
+    return ld_job_profile_floor(cfg->carriers ? cfg->carriers : granted, 0, 0, 0, what,
+                                whatlen);
+}
+
 /* The study's phases are fixed lengths: a length given beside them would be ignored. */
 static const ld_opt_conflict pool_conflicts[] = {
     {"study-phases", "warmup-s", "--study-phases warms up for 30 s"},
@@ -113,6 +128,7 @@ const ld_job ld_pool_job = {
     .config_size = sizeof(ld_pool_config),
     .check = pool_check,
     .conflicts = pool_conflicts,
+    .mem_floor = pool_mem_floor,
     .table = {LD_TABLE_TIME},
     .reports = {LD_REPORT_FIGURES},
     .table_figures = pool_columns,

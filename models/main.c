@@ -154,8 +154,18 @@ static int enter_reserve(const ld_job_config *cfg, const ld_strategy *s,
     return ld_models_reserve(cfg, s);
 }
 
+static int start_nothing(unsigned carrier, ld_sched *s, void *ctx)
+{
+    (void)carrier;
+    (void)s;
+    (void)ctx;
+    return 0;
+}
+
 /* The strategy measured once, by the harness, as the rank would: with a depot of
- * stacks and a holder for carriers, as the driver gives each strategy. */
+ * stacks and a holder for carriers, as the driver gives each strategy. The carriers
+ * are made before the clock, as the rank's are by its earlier iterations: a process
+ * measures one run, and a carrier's start is not what a run measures. */
 static int measure(const args *a, const ld_job_config *cfg, ld_metrics *m, ld_figures *f)
 {
     ld_job job = ld_models_job;
@@ -167,6 +177,8 @@ static int measure(const args *a, const ld_job_config *cfg, ld_metrics *m, ld_fi
     int rc = ld_stack_depot_create(&run.stacks, run.stack_size, run.stack_mode);
     if (rc == 0)
         rc = ld_carriers_keep(&run.kept);
+    if (rc == 0 && a->strategy->threading != LD_ON_OWN)
+        rc = ld_carriers_run(&run, start_nothing, NULL);
     if (rc == 0)
         rc = ld_job_measure(&job, a->strategy, &run, NULL, 0, NULL, &result, m, f);
     ld_carriers_end(run.kept);

@@ -114,7 +114,12 @@ def check_killed(f, table):
     fig = check_strategy(f, "stackless", 2)
     assert np.all(f["models/stackless/killed"][...] == 0)
     assert np.all(fig["cgroup_peak_mib"] < 8), fig["cgroup_peak_mib"]
-    assert any(line.split()[:2] == ["threads", "killed"] for line in table.splitlines())
+    header = next(line for line in table.splitlines() if line.startswith("Strategy"))
+    assert header.split()[-1] == "killed", header
+    main_table = table.split(header)[1].split("\n\n")[0]
+    rows = {line.split()[0]: line.split()[-1] for line in main_table.splitlines()
+            if line.strip()}
+    assert rows["stackless"] == "0" and rows["threads"] in ("0", "1"), rows
 
 
 def main(case, path, table_path):
