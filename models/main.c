@@ -163,9 +163,10 @@ static int start_nothing(unsigned carrier, ld_sched *s, void *ctx)
 }
 
 /* The strategy measured once, by the harness, as the rank would: with a depot of
- * stacks and a holder for carriers, as the driver gives each strategy. The carriers
- * are made before the clock, as the rank's are by its earlier iterations: a process
- * measures one run, and a carrier's start is not what a run measures. */
+ * stacks and a holder for carriers, as the driver gives each strategy. A process
+ * measures one run, so it first makes its carriers and runs the operation once
+ * untimed, as the rank's earlier iterations would have: a carrier's start, the first
+ * touch of the code and the allocator's first arenas are not what a run measures. */
 static int measure(const args *a, const ld_job_config *cfg, ld_metrics *m, ld_figures *f)
 {
     ld_job job = ld_models_job;
@@ -179,6 +180,8 @@ static int measure(const args *a, const ld_job_config *cfg, ld_metrics *m, ld_fi
         rc = ld_carriers_keep(&run.kept);
     if (rc == 0 && a->strategy->threading != LD_ON_OWN)
         rc = ld_carriers_run(&run, start_nothing, NULL);
+    if (rc == 0)
+        rc = ld_job_measure(&job, a->strategy, &run, NULL, 0, NULL, &result, m, f);
     if (rc == 0)
         rc = ld_job_measure(&job, a->strategy, &run, NULL, 0, NULL, &result, m, f);
     ld_carriers_end(run.kept);
