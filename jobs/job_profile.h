@@ -62,8 +62,9 @@ extern const char *const ld_job_profile_names[]; /* "none", "low", "high", NULL 
     {                                                                                    \
         "mem-limit", LD_OPT_COUNT, LD_JOB_PROFILE_AT(type, member, mem_limit), 1,        \
             1125899906842624.0, 0, NULL, "BYTES",                                        \
-            "memory per rank, a cgroup limit (default: the profile's)", LD_OPT_RESULT,   \
-            NULL                                                                         \
+            "memory per rank, a cgroup limit; a run that outgrows it is killed, and "    \
+            "said so (default: the profile's)",                                          \
+            LD_OPT_RESULT, NULL                                                          \
     }
 
 /* The CPUs (0: all) and memory (0: no limit) jp asks for, for a job that grants them
