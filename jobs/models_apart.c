@@ -120,14 +120,16 @@ static int parse_done(const char *line, size_t nfig, ld_metrics *m, uint64_t *pe
     return *run_rc != 0 ? 0 : parse_figures(at + used, nfig, f);
 }
 
-/* A process that died without its done line: whether the OOM killer ended it, which
- * is a finding of the run. Its metrics are what the rank saw: the time until the end,
- * and the group's peak as its resident memory; nothing else was measured. */
-static int killed(pid_t pid, int status, int64_t ready_ns, ld_metrics *m, uint64_t *peak)
+/* A process that ended without leaving its group (killed, or failed): the group's
+ * peak and counters read and the group removed. Returns whether the OOM killer ended
+ * it, which is a finding of the run; its metrics are then what the rank saw: the time
+ * until the end, and the group's peak as its resident memory; nothing else was
+ * measured. */
+static int reap(pid_t pid, int status, int64_t ready_ns, ld_metrics *m, uint64_t *peak)
 {
     ld_profile_events ev = {0};
-    if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL ||
-        ld_profile_reap((long)pid, &ev, peak) != 0 || ev.oom_kills == 0)
+    if (ld_profile_reap((long)pid, &ev, peak) != 0 || !WIFSIGNALED(status) ||
+        WTERMSIG(status) != SIGKILL || ev.oom_kills == 0)
         return 0;
     *m = (ld_metrics){.wall_ns = ld_now_ns() - ready_ns,
                       .peak_rss_kib = (int64_t)(*peak / 1024)};
@@ -174,7 +176,8 @@ static int run_apart(const ld_job_config *cfg, const ld_strategy *s, ld_metrics 
         end_figures(f, nfig, 0, peak);
         return run_rc;
     }
-    if (rc == 0 && !done && waited == 0 && killed(pid, status, ready_ns, m, &peak)) {
+    int was_killed = reap(pid, waited == 0 ? status : 0, ready_ns, m, &peak);
+    if (rc == 0 && !done && was_killed) {
         end_figures(f, nfig, 1, peak);
         return 0;
     }
