@@ -27,11 +27,23 @@ static const struct named_profile {
 /* What was asked and what was granted, as figures: every rank adds the same names. */
 static void say_granted(const ld_profile *p, const ld_cpus *offered, ld_figures *f)
 {
-    ld_figure_add(f, "cpus", p->cpus.n, "CPUs");
-    ld_figure_add(f, "cpus_asked", p->cpus_asked ? p->cpus_asked : offered->n, "CPUs");
-    ld_figure_add(f, "mem_limit_mib", (double)p->mem_limit / MIB, "MiB");
-    ld_figure_add(f, "mem_asked_mib", (double)p->mem_asked / MIB, "MiB");
-    ld_figure_add(f, "clamped", p->clamped, "1 cpus, 2 memory");
+    ld_job_profile_figures(f, p->cpus.n, p->cpus_asked ? p->cpus_asked : offered->n,
+                           p->mem_limit, p->mem_asked, p->clamped);
+}
+
+void ld_job_profile_figures(ld_figures *f, unsigned cpus, unsigned cpus_asked,
+                            uint64_t mem_limit, uint64_t mem_asked, unsigned clamped)
+{
+    ld_figure_add(f, "cpus", cpus, "CPUs");
+    ld_figure_add(f, "cpus_asked", cpus_asked, "CPUs");
+    ld_figure_add(f, "mem_limit_mib", (double)mem_limit / MIB, "MiB");
+    ld_figure_add(f, "mem_asked_mib", (double)mem_asked / MIB, "MiB");
+    ld_figure_add(f, "clamped", clamped, "1 cpus, 2 memory");
+}
+
+void ld_job_profile_peak(ld_figures *f, uint64_t peak_bytes)
+{
+    ld_figure_add(f, "cgroup_peak_mib", (double)peak_bytes / MIB, "MiB");
 }
 
 /* What a process's memory group is charged before its first task, measured by the
@@ -88,8 +100,7 @@ int ld_job_profile_enter(const ld_job_profile *jp, const ld_job_config *cfg,
 void ld_job_profile_leave(void *scope, ld_figures *figures)
 {
     ld_profile *p = scope;
-    ld_figure_add(figures, "cgroup_peak_mib", (double)ld_profile_mem_peak(p) / MIB,
-                  "MiB");
+    ld_job_profile_peak(figures, ld_profile_mem_peak(p));
     int rc = ld_profile_leave(p);
     if (rc != 0)
         fprintf(stderr, "loomdist: could not give the resource profile back: %s\n",

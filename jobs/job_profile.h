@@ -71,6 +71,13 @@ extern const char *const ld_job_profile_names[]; /* "none", "low", "high", NULL 
  * to a process of its own rather than to the rank. */
 void ld_job_profile_asked(const ld_job_profile *jp, unsigned *cpus, uint64_t *mem_bytes);
 
+/* The figures a profile reports, named as above: what was granted and asked (the
+ * memory in bytes), then, after the run, the group's peak. For a job that grants the
+ * profile to a process of its own and reads these back from it. */
+void ld_job_profile_figures(ld_figures *f, unsigned cpus, unsigned cpus_asked,
+                            uint64_t mem_limit, uint64_t mem_asked, unsigned clamped);
+void ld_job_profile_peak(ld_figures *f, uint64_t peak_bytes);
+
 /* For a job's mem_floor hook (job.h): what a process under a memory limit is charged
  * before its first task: itself, `carriers` carriers, `threads` other threads, and
  * `stack_bytes` of stacks reserved for `stacks` tasks; what[0..whatlen) says so. */

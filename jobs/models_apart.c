@@ -15,7 +15,6 @@
 #include "spawn_child.h"
 #include "why.h"
 
-#define MIB (1024.0 * 1024.0)
 #define START_MS 30000 /* for the process to say what it was granted */
 #define GRACE_MS 2000  /* for a process that failed to exit of itself */
 
@@ -59,7 +58,7 @@ static void run_argv(const ld_job_config *cfg, const ld_strategy *s, char *exe,
     argv[k] = NULL;
 }
 
-/* The ready line's grants as the profile's figures, in job_profile.h's order. */
+/* The ready line's grants as the profile's figures. */
 static int ready_figures(const char *line, ld_figures *f)
 {
     unsigned cpus, asked, clamped;
@@ -67,11 +66,7 @@ static int ready_figures(const char *line, ld_figures *f)
     if (sscanf(line, LD_MODELS_READY_LINE, &cpus, &asked, &limit, &mem_asked, &clamped) !=
         5)
         return -EPROTO;
-    ld_figure_add(f, "cpus", cpus, "CPUs");
-    ld_figure_add(f, "cpus_asked", asked, "CPUs");
-    ld_figure_add(f, "mem_limit_mib", (double)limit / MIB, "MiB");
-    ld_figure_add(f, "mem_asked_mib", (double)mem_asked / MIB, "MiB");
-    ld_figure_add(f, "clamped", clamped, "1 cpus, 2 memory");
+    ld_job_profile_figures(f, cpus, asked, limit, mem_asked, clamped);
     return 0;
 }
 
@@ -142,7 +137,7 @@ static void end_figures(ld_figures *f, size_t nfig, int was_killed, uint64_t pea
 {
     for (size_t k = 0; was_killed && k < nfig; k++)
         ld_figure_add(f, ld_models_pool_figures[k], 0, "ms");
-    ld_figure_add(f, "cgroup_peak_mib", (double)peak / MIB, "MiB");
+    ld_job_profile_peak(f, peak);
     ld_figure_add(f, "killed", was_killed, "1: OOM-killed");
 }
 
