@@ -41,8 +41,9 @@ static int probe_run(const ld_strategy *s, ld_job_input *in, ld_metrics *m)
     return rc;
 }
 
-/* The job's enter hook puts the run under its profile first, so that the stacks
- * reserved for it are charged to the profile's memory too. */
+/* A job may measure the run in a process of its own; else the job's enter hook puts
+ * the run under its profile first, so that the stacks reserved for it are charged to
+ * the profile's memory too. */
 int ld_job_measure(const ld_job *job, const ld_strategy *s, const ld_job_config *cfg,
                    const ld_trade *trades, size_t n, const void *prepared, void *results,
                    ld_metrics *m, ld_figures *figures)
@@ -51,6 +52,11 @@ int ld_job_measure(const ld_job *job, const ld_strategy *s, const ld_job_config 
     ld_why_clear(); /* a reason said now is this run's */
     if (figures)
         figures->n = 0;
+    if (job->measure_apart) {
+        int apart = job->measure_apart(cfg, s, m, figures);
+        if (apart != LD_JOB_MEASURE_HERE)
+            return apart;
+    }
     ld_job_config run = *cfg;
     void *scope = NULL;
     int rc = job->enter ? job->enter(cfg, s, &run, figures, &scope) : 0;

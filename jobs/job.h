@@ -77,6 +77,13 @@ typedef struct ld_opt { /* NOLINT(clang-analyzer-optin.performance.Padding) */
  * index of the choice it is, or -1). */
 double ld_opt_value(const ld_opt *o, const void *config);
 
+/* Two options that contradict each other: given together, the run is refused with
+ * one line naming both, and `why`. */
+typedef struct ld_opt_conflict {
+    const char *a, *b; /* option names, without the -- */
+    const char *why;   /* "--study-phases sets both phases to 30 s" */
+} ld_opt_conflict;
+
 /* Set every option of a table to its default. */
 void ld_opt_defaults(const ld_opt *opts, size_t n, void *config);
 
@@ -236,6 +243,8 @@ typedef struct ld_job {
      * job, with its config struct: 0, or -EINVAL with one line for the user in err (the
      * run then exits 2). NULL: no such checks. */
     int (*check)(const void *opts, char *err, size_t errlen);
+    /* Pairs of its options that contradict each other, ended by {NULL}; NULL: none. */
+    const ld_opt_conflict *conflicts;
 
     const ld_column *columns; /* per-task results, in a result_size struct */
     size_t ncolumns;
@@ -289,7 +298,24 @@ typedef struct ld_job {
     int (*enter)(const ld_job_config *cfg, const ld_strategy *s, ld_job_config *run,
                  ld_figures *figures, void **scope);
     void (*leave)(void *scope, ld_figures *figures);
+    /* For a job that measures some runs in a process of its own (one under a memory
+     * limit, which the OOM killer enforces on the process it bounds): measure strategy
+     * s under cfg there, as ld_job_measure would here, filling m and figures; 0, or a
+     * negative errno. LD_JOB_MEASURE_HERE leaves the run to ld_job_measure. NULL: every
+     * run is measured here. */
+    int (*measure_apart)(const ld_job_config *cfg, const ld_strategy *s, ld_metrics *m,
+                         ld_figures *figures);
+    /* For a job whose runs go under a memory limit its options ask: the bytes the
+     * process that runs strategy s under cfg needs before its first task, what they
+     * are made of in what[0..whatlen) (a phrase), and the limit in *limit (0: none).
+     * The driver refuses a limit below a selected strategy's floor before any work.
+     * NULL: the job asks no limit. */
+    uint64_t (*mem_floor)(const ld_job_config *cfg, const ld_strategy *s, uint64_t *limit,
+                          char *what, size_t whatlen);
 } ld_job;
+
+/* measure_apart's answer for a run it leaves to ld_job_measure. */
+#define LD_JOB_MEASURE_HERE 1
 
 /* Every job, in the order the driver runs them. */
 extern const ld_job *const ld_jobs[];

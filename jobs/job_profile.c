@@ -2,6 +2,7 @@
 #include "job_profile.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,11 +27,46 @@ static const struct named_profile {
 /* What was asked and what was granted, as figures: every rank adds the same names. */
 static void say_granted(const ld_profile *p, const ld_cpus *offered, ld_figures *f)
 {
-    ld_figure_add(f, "cpus", p->cpus.n, "CPUs");
-    ld_figure_add(f, "cpus_asked", p->cpus_asked ? p->cpus_asked : offered->n, "CPUs");
-    ld_figure_add(f, "mem_limit_mib", (double)p->mem_limit / MIB, "MiB");
-    ld_figure_add(f, "mem_asked_mib", (double)p->mem_asked / MIB, "MiB");
-    ld_figure_add(f, "clamped", p->clamped, "1 cpus, 2 memory");
+    ld_job_profile_figures(f, p->cpus.n, p->cpus_asked ? p->cpus_asked : offered->n,
+                           p->mem_limit, p->mem_asked, p->clamped);
+}
+
+void ld_job_profile_figures(ld_figures *f, unsigned cpus, unsigned cpus_asked,
+                            uint64_t mem_limit, uint64_t mem_asked, unsigned clamped)
+{
+    ld_figure_add(f, "cpus", cpus, "CPUs");
+    ld_figure_add(f, "cpus_asked", cpus_asked, "CPUs");
+    ld_figure_add(f, "mem_limit_mib", (double)mem_limit / MIB, "MiB");
+    ld_figure_add(f, "mem_asked_mib", (double)mem_asked / MIB, "MiB");
+    ld_figure_add(f, "clamped", clamped, "1 cpus, 2 memory");
+}
+
+void ld_job_profile_peak(ld_figures *f, uint64_t peak_bytes)
+{
+    ld_figure_add(f, "cgroup_peak_mib", (double)peak_bytes / MIB, "MiB");
+}
+
+/* What a process's memory group is charged before its first task, measured by the
+ * group's peak in loomdist-models-run (x86_64 Debian 12, cgroup v1; what a process
+ * mapped before it entered the group stays charged to the group it came from): the
+ * process itself, 256 KiB; each carrier, its loop, scheduler and stacks, 160-210 KiB;
+ * each pool thread about 35 KiB. Each is the least seen, so that a limit refused
+ * surely cannot run. */
+#define PROCESS_FLOOR (256u << 10)
+#define CARRIER_FLOOR (128u << 10)
+#define THREAD_FLOOR (32u << 10)
+
+uint64_t ld_job_profile_floor(unsigned carriers, unsigned threads, uint64_t stacks,
+                              uint64_t stack_bytes, char *what, size_t whatlen)
+{
+    uint64_t on_threads =
+        (uint64_t)carriers * CARRIER_FLOOR + (uint64_t)threads * THREAD_FLOOR;
+    int len = snprintf(what, whatlen, "the process %.2f MiB, %u thread(s) %.2f MiB",
+                       PROCESS_FLOOR / MIB, carriers + threads, (double)on_threads / MIB);
+    if (stacks && len > 0 && (size_t)len < whatlen)
+        snprintf(what + len, whatlen - (size_t)len, ", %" PRIu64 " stacks %.2f MiB",
+                 stacks, (double)stack_bytes / MIB);
+    return PROCESS_FLOOR + on_threads + stack_bytes;
 }
 
 void ld_job_profile_asked(const ld_job_profile *jp, unsigned *cpus, uint64_t *mem_bytes)
@@ -64,8 +100,7 @@ int ld_job_profile_enter(const ld_job_profile *jp, const ld_job_config *cfg,
 void ld_job_profile_leave(void *scope, ld_figures *figures)
 {
     ld_profile *p = scope;
-    ld_figure_add(figures, "cgroup_peak_mib", (double)ld_profile_mem_peak(p) / MIB,
-                  "MiB");
+    ld_job_profile_peak(figures, ld_profile_mem_peak(p));
     int rc = ld_profile_leave(p);
     if (rc != 0)
         fprintf(stderr, "loomdist: could not give the resource profile back: %s\n",

@@ -51,7 +51,7 @@ extern const char *const ld_job_profile_names[]; /* "none", "low", "high", NULL 
         {"cpus",                                                                         \
          LD_OPT_COUNT,                                                                   \
          LD_JOB_PROFILE_AT(type, member, cpus),                                          \
-         0,                                                                              \
+         1,                                                                              \
          LD_CPUS_MAX,                                                                    \
          0,                                                                              \
          NULL,                                                                           \
@@ -60,15 +60,29 @@ extern const char *const ld_job_profile_names[]; /* "none", "low", "high", NULL 
          LD_OPT_RESULT,                                                                  \
          NULL},                                                                          \
     {                                                                                    \
-        "mem-limit", LD_OPT_COUNT, LD_JOB_PROFILE_AT(type, member, mem_limit), 0,        \
+        "mem-limit", LD_OPT_COUNT, LD_JOB_PROFILE_AT(type, member, mem_limit), 1,        \
             1125899906842624.0, 0, NULL, "BYTES",                                        \
-            "memory per rank, a cgroup limit (default: the profile's)", LD_OPT_RESULT,   \
-            NULL                                                                         \
+            "memory per rank, a cgroup limit; a run that outgrows it is killed, and "    \
+            "said so (default: the profile's)",                                          \
+            LD_OPT_RESULT, NULL                                                          \
     }
 
 /* The CPUs (0: all) and memory (0: no limit) jp asks for, for a job that grants them
  * to a process of its own rather than to the rank. */
 void ld_job_profile_asked(const ld_job_profile *jp, unsigned *cpus, uint64_t *mem_bytes);
+
+/* The figures a profile reports, named as above: what was granted and asked (the
+ * memory in bytes), then, after the run, the group's peak. For a job that grants the
+ * profile to a process of its own and reads these back from it. */
+void ld_job_profile_figures(ld_figures *f, unsigned cpus, unsigned cpus_asked,
+                            uint64_t mem_limit, uint64_t mem_asked, unsigned clamped);
+void ld_job_profile_peak(ld_figures *f, uint64_t peak_bytes);
+
+/* For a job's mem_floor hook (job.h): what a process under a memory limit is charged
+ * before its first task: itself, `carriers` carriers, `threads` other threads, and
+ * `stack_bytes` of stacks reserved for `stacks` tasks; what[0..whatlen) says so. */
+uint64_t ld_job_profile_floor(unsigned carriers, unsigned threads, uint64_t stacks,
+                              uint64_t stack_bytes, char *what, size_t whatlen);
 
 /* For a job's enter hook: grant jp to the run (see job.h's enter). */
 int ld_job_profile_enter(const ld_job_profile *jp, const ld_job_config *cfg,

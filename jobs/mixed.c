@@ -82,7 +82,8 @@ static const ld_opt mixed_opts[] = {
      "shared-yield: a VaR yields its carrier every K simulations (default 1000)",
      LD_OPT_RESULT, NULL},
     {"settle-cpus", LD_OPT_COUNT, AT(settle_cpus), 1, LD_CPUS_MAX, 1, NULL, "N",
-     "split: CPUs of the rank for settle's carriers, the rest for VaR (default 1)",
+     "split: CPUs of the rank for settle's carriers, the rest for VaR (default 1; "
+     "at most the rank's CPUs less one, else clamped and said so in the figures)",
      LD_OPT_RESULT, NULL},
 };
 

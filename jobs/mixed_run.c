@@ -208,6 +208,15 @@ static void figures(const ld_job_input *in, const ld_mixed_phase *t,
     ld_figure_add(in->figures, "differ", differ(t, s, v), "");
 }
 
+/* What split asked for settle and what the rank's CPUs let it have: at least one CPU
+ * is left to the pool, so a --settle-cpus past the rank's is clamped, and said so. */
+static void split_figures(const ld_job_input *in, const ld_mixed_phase *t)
+{
+    const ld_mixed_config *mc = in->cfg->opts;
+    ld_figure_add(in->figures, "settle_cpus", t->settle_cpus.n, "CPUs");
+    ld_figure_add(in->figures, "settle_cpus_asked", (double)mc->settle_cpus, "CPUs");
+}
+
 /* The together phase's results are the strategy's. */
 static void copy_results(const ld_job_input *in, const ld_mixed_phase *t)
 {
@@ -248,6 +257,8 @@ static int mixed_run(const ld_job_input *in, const mixed_layout *l)
         rc = ld_mixed_phase_run(t);
     if (rc == 0) {
         figures(in, t, s, v);
+        if (l->split)
+            split_figures(in, t);
         copy_results(in, t);
     }
     phase_free(s);

@@ -27,15 +27,23 @@ static unsigned models_threads_count(const ld_job_config *cfg, const ld_strategy
     return (unsigned)ld_models_pool_threads(cfg->opts, s);
 }
 
-/* The profile first, then a stack per task of a green strategy: the job's tasks are
- * its --tasks, not the trades the harness reserves stacks for. */
+/* The job's tasks are its --tasks, not the trades the harness reserves stacks for. */
+int ld_models_reserve(const ld_job_config *cfg, const ld_strategy *s)
+{
+    const ld_models_config *mc = cfg->opts;
+    if (s->threading != LD_ON_CARRIERS || !cfg->stacks || cfg->cold_stacks)
+        return 0;
+    return ld_stack_depot_reserve(cfg->stacks, (size_t)mc->tasks);
+}
+
+/* The profile first, then the stacks, so that they are charged to it. */
 static int models_enter(const ld_job_config *cfg, const ld_strategy *s,
                         ld_job_config *run, ld_figures *figures, void **scope)
 {
     const ld_models_config *mc = cfg->opts;
     int rc = ld_job_profile_enter(&mc->profile, cfg, run, figures, scope);
-    if (rc == 0 && s->threading == LD_ON_CARRIERS && cfg->stacks && !cfg->cold_stacks)
-        rc = ld_stack_depot_reserve(cfg->stacks, (size_t)mc->tasks);
+    if (rc == 0)
+        rc = ld_models_reserve(run, s);
     if (rc != 0 && *scope) {
         ld_job_profile_leave(*scope, figures);
         *scope = NULL;
@@ -78,6 +86,10 @@ static const ld_opt models_opts[] = {
     LD_JOB_PROFILE_OPTS(ld_models_config, profile),
 };
 
+/* A run under a memory limit that outgrew it shows beside its time, which is then
+ * the time until the kill. */
+static const char *const models_table_figures[] = {"killed", NULL};
+
 const ld_job ld_models_job = {
     .name = "models",
     .summary = "four models of concurrency: --tasks tasks wait --delay-ms, one "
@@ -94,6 +106,7 @@ const ld_job ld_models_job = {
     .table = {LD_TABLE_TIME, LD_TABLE_OPS, LD_TABLE_LIMIT, LD_TABLE_THREADS,
               LD_TABLE_MEMORY},
     .reports = {LD_REPORT_BOUND, LD_REPORT_FIGURES},
+    .table_figures = models_table_figures,
     .bound_name = "limit",
     .bound_attr = "limit_ns",
     .prepare = models_prepare,
@@ -102,4 +115,6 @@ const ld_job ld_models_job = {
     .strategy_bound = models_bound,
     .enter = models_enter,
     .leave = ld_job_profile_leave,
+    .measure_apart = ld_models_measure_apart,
+    .mem_floor = ld_models_mem_floor,
 };

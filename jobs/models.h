@@ -21,6 +21,8 @@
 #ifndef LD_MODELS_H
 #define LD_MODELS_H
 
+#include <inttypes.h>
+
 #include "deadlines.h"
 #include "job.h"
 #include "job_profile.h"
@@ -84,6 +86,34 @@ int ld_models_stackless_blocking(const ld_job_input *in);
 
 /* The OS threads of a pool strategy under mc; 0 for the others. */
 uint64_t ld_models_pool_threads(const ld_models_config *mc, const ld_strategy *s);
+
+/* The figures a pool strategy adds, in order: "pool_start_ms", "pool_stop_ms". */
+extern const char *const ld_models_pool_figures[2];
+
+/* Before a measured run of a green strategy: a stack per task reserved in
+ * cfg->stacks, unless the run asks for cold stacks. */
+int ld_models_reserve(const ld_job_config *cfg, const ld_strategy *s);
+
+/* --- Runs under a memory limit (models_apart.c, models/main.c) ------------------
+ *
+ * A limit is a memory cgroup's, which the OOM killer enforces on the process in the
+ * group: so a run under one goes into a process of its own, loomdist-models-run, and
+ * a run that outgrows it is a finding (the figure killed is 1), not the rank's end.
+ * The process prints two lines: what it was granted, then what it measured (its
+ * metrics in ld_metrics' order, the group's peak in bytes, the strategy's figures,
+ * and the strategy's reason when rc is not 0). */
+#define LD_MODELS_READY_LINE                                                             \
+    "ready cpus=%u cpus_asked=%u mem_limit=%" PRIu64 " mem_asked=%" PRIu64 " clamped=%u"
+#define LD_MODELS_DONE_LINE "done rc=%d metrics="
+
+/* The job's measure_apart hook: runs under a memory limit go to loomdist-models-run;
+ * the others are LD_JOB_MEASURE_HERE. */
+int ld_models_measure_apart(const ld_job_config *cfg, const ld_strategy *s, ld_metrics *m,
+                            ld_figures *figures);
+
+/* The job's mem_floor hook: the process, its carriers and its reserved stacks. */
+uint64_t ld_models_mem_floor(const ld_job_config *cfg, const ld_strategy *s,
+                             uint64_t *limit, char *what, size_t whatlen);
 
 extern const ld_job ld_models_job;
 

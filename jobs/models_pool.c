@@ -19,6 +19,8 @@
 #include <errno.h>
 #include <time.h>
 
+const char *const ld_models_pool_figures[2] = {"pool_start_ms", "pool_stop_ms"};
+
 /* A task: sleep until its deadline, from the task's start, blocking the thread. */
 static void sleep_task(void *ctx, size_t index, unsigned worker)
 {
@@ -46,13 +48,14 @@ static int pool_operation(const ld_job_input *in, uint64_t threads)
     int rc = ld_workers_create(&pool, &cpus);
     if (rc != 0)
         return rc;
-    ld_figure_add(in->figures, "pool_start_ms", (double)(ld_now_ns() - in->t0) / 1e6,
-                  "ms");
+    ld_figure_add(in->figures, ld_models_pool_figures[0],
+                  (double)(ld_now_ns() - in->t0) / 1e6, "ms");
     uint64_t delay_ns = ld_models_delay_ns(mc);
     rc = ld_workers_run(pool, (size_t)mc->tasks, sleep_task, &delay_ns);
     int64_t stop = ld_now_ns();
     ld_workers_destroy(pool);
-    ld_figure_add(in->figures, "pool_stop_ms", (double)(ld_now_ns() - stop) / 1e6, "ms");
+    ld_figure_add(in->figures, ld_models_pool_figures[1],
+                  (double)(ld_now_ns() - stop) / 1e6, "ms");
     return rc;
 }
 

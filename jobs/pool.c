@@ -73,7 +73,8 @@ static const ld_opt pool_opts[] = {
     {"measure-s", LD_OPT_REAL, AT(measure_s), 0.1, 3600, 3, NULL, "S",
      "seconds of measured load (default 3)", LD_OPT_RESULT, NULL},
     {"study-phases", LD_OPT_FLAG, AT(study_phases), 0, 0, 0, NULL, NULL,
-     "the study's 30 s warm-up and 30 s measurement", LD_OPT_RESULT, NULL},
+     "the study's 30 s warm-up and 30 s measurement (not with --warmup-s or --measure-s)",
+     LD_OPT_RESULT, NULL},
     {"warmup-depth", LD_OPT_COUNT, AT(warmup_depth), 0, 1000, 4, NULL, "N",
      "frames of 256 bytes the warm-up's requests park under (default 4)", LD_OPT_RESULT,
      NULL},
@@ -91,6 +92,28 @@ static const ld_opt pool_opts[] = {
     LD_JOB_PROFILE_OPTS(ld_pool_config, profile),
 };
 
+/* The server before its first request: the process and its carriers. The threads a
+ * pooled server parks, and what requests hold, are what the study measures against
+ * the limit: a kill there is its finding, not a bad option. */
+static uint64_t pool_mem_floor(const ld_job_config *cfg, const ld_strategy *s,
+                               uint64_t *limit, char *what, size_t whatlen)
+{
+    (void)s;
+    const ld_pool_config *pc = cfg->opts;
+    unsigned cpus;
+    ld_job_profile_asked(&pc->profile, &cpus, limit);
+    unsigned granted = cpus && cpus < cfg->cpus->n ? cpus : cfg->cpus->n;
+    return ld_job_profile_floor(cfg->carriers ? cfg->carriers : granted, 0, 0, 0, what,
+                                whatlen);
+}
+
+/* The study's phases are fixed lengths: a length given beside them would be ignored. */
+static const ld_opt_conflict pool_conflicts[] = {
+    {"study-phases", "warmup-s", "--study-phases warms up for 30 s"},
+    {"study-phases", "measure-s", "--study-phases measures for 30 s"},
+    {NULL, NULL, NULL},
+};
+
 const ld_job ld_pool_job = {
     .name = "pool",
     .summary = "the pooling study: an HTTP server whose requests call a backend on fresh "
@@ -104,6 +127,8 @@ const ld_job ld_pool_job = {
     .nopts = LD_LEN(pool_opts),
     .config_size = sizeof(ld_pool_config),
     .check = pool_check,
+    .conflicts = pool_conflicts,
+    .mem_floor = pool_mem_floor,
     .table = {LD_TABLE_TIME},
     .reports = {LD_REPORT_FIGURES},
     .table_figures = pool_columns,

@@ -22,6 +22,7 @@
 #include "options.h"
 #include "partition.h"
 #include "phases.h"
+#include "resources.h"
 #include "room.h"
 #include "run.h"
 #include "schema.h"
@@ -94,8 +95,8 @@ static int check_output(const ld_options *o, int ranks, char *err, size_t errlen
 }
 
 /* Checks beyond the options themselves: the rank count, the output file (by a plain
- * file on rank 0 for a precise message, then as parallel HDF5 creates it), and the
- * address space the stacks need. */
+ * file on rank 0 for a precise message, then as parallel HDF5 creates it), the
+ * address space the stacks need, and each memory limit against its floor. */
 static int check_run(MPI_Comm comm, const ld_options *o, char *err, size_t errlen)
 {
     int rank, size, ok = 1;
@@ -111,7 +112,9 @@ static int check_run(MPI_Comm comm, const ld_options *o, char *err, size_t errle
     MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
     if (!ok || ld_h5_probe(comm, o->output, err, errlen) != 0)
         return -1;
-    return ld_room_stacks(comm, o, err, errlen);
+    if (ld_room_stacks(comm, o, err, errlen) != 0)
+        return -1;
+    return ld_resources_limits(comm, o, err, errlen);
 }
 
 /* The disk may have filled up during the run: look again before the write, since

@@ -322,6 +322,7 @@ typedef struct parse_state {
     uint32_t strategies[LD_MAX_JOBS];
     int have_strategies, help, version, schema;
     uint64_t given[LD_MAX_JOBS]; /* each job's options given, a bit per index */
+    uint64_t given_common;       /* the driver's options given, a bit per index */
 } parse_state;
 
 /* The next declaration of an option name at or after table *j (0: the driver's, k: job
@@ -415,6 +416,7 @@ static int parse_arg(ld_options *o, parse_state *ps, int argc, char *const *argv
         return apply_special(o, ps, sp, v, err, errlen);
     if (job > 0)
         return apply_job_opt(o, ps, opt, job, v, err, errlen);
+    ps->given_common |= UINT64_C(1) << (opt - common);
     return apply_opt(opt, o, v, err, errlen);
 }
 
@@ -445,9 +447,43 @@ static const ld_opt *given_idle(const ld_options *o, const parse_state *ps)
     return NULL;
 }
 
+/* Whether option `name` of table opts[0..n) was given, by the bits of `given`. */
+static int was_given(const ld_opt *opts, size_t n, uint64_t given, const char *name)
+{
+    for (size_t k = 0; k < n; k++)
+        if (strcmp(opts[k].name, name) == 0)
+            return (int)(given >> k & 1);
+    return 0;
+}
+
+/* Two options given that say opposite things: the run could honour only one of them,
+ * and which would be a guess. A selected job declares its pairs; the driver's own is
+ * a threshold for a trace that is off. */
+static int check_conflicts(const ld_options *o, const parse_state *ps, char *err,
+                           size_t errlen)
+{
+    if (was_given(common, NCOMMON, ps->given_common, "trace-threshold") &&
+        !o->trace_pinning)
+        return fail(err, errlen,
+                    "--trace-threshold does nothing without --trace-pinning: add "
+                    "--trace-pinning, or drop --trace-threshold");
+    for (size_t j = 0; j < ld_njobs; j++) {
+        const ld_job *job = ld_jobs[j];
+        for (const ld_opt_conflict *c = job->conflicts; o->selected[j] && c && c->a; c++)
+            if (was_given(job->opts, job->nopts, ps->given[j], c->a) &&
+                was_given(job->opts, job->nopts, ps->given[j], c->b))
+                return fail(err, errlen,
+                            "--%s and --%s contradict each other (%s): give one of "
+                            "them",
+                            c->a, c->b, c->why);
+    }
+    return 0;
+}
+
 /* Checks that need more than one option: a strategy list that leaves a selected job
- * with nothing to run, a job's option for a job that does not run, a stack mode the
- * build cannot do, and each selected job's own checks. */
+ * with nothing to run, a job's option for a job that does not run, two options that
+ * contradict each other, a stack mode the build cannot do, and each selected job's
+ * own checks. */
 static int check_together(ld_options *o, const parse_state *ps, char *err, size_t errlen)
 {
     int any = 0;
@@ -466,6 +502,8 @@ static int check_together(ld_options *o, const parse_state *ps, char *err, size_
                     "--%s is an option of the %s job, which this run does not "
                     "select: add it to --jobs, or drop the option",
                     idle->name, ld_jobs[idle_job(idle)]->name);
+    if (check_conflicts(o, ps, err, errlen) != 0)
+        return -EINVAL;
     if (!ld_stack_mode_supported((enum ld_stack_mode)o->stack_mode))
         return fail(err, errlen,
                     "--stack-mode copy needs the assembly context switch, and this "

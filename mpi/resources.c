@@ -1,8 +1,12 @@
 /* resources.c: the memory check made before a run. */
 #include "resources.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+
+#include "cpus.h"
 
 /* A number from a one-line file such as /proc/sys/vm/max_map_count, or -1. */
 static long long read_number(const char *path)
@@ -90,5 +94,116 @@ int ld_resources_check(MPI_Comm comm, const ld_options *o, const ld_node *node,
             (double)need / (1u << 30), node->ranks_per_node,
             from_cgroup ? "the cgroup's memory.max" : "MemAvailable",
             (double)min_avail / (1u << 30));
+    return -1;
+}
+
+/* Whether job j's limit is below the floor of its heaviest selected strategy, said in
+ * err: the least limit that lets every one of them start. */
+static int limit_short(const ld_options *o, size_t j, const ld_cpus *cpus, char *err,
+                       size_t errlen)
+{
+    const ld_job *job = ld_jobs[j];
+    ld_job_config cfg;
+    ld_options_job_config(o, j, cpus, &cfg);
+    uint64_t limit = 0, floor = 0;
+    const ld_strategy *heaviest = NULL;
+    char what[160] = "", w[160];
+    for (size_t s = 0; s < job->nstrategies; s++) {
+        if (!(o->selected[j] >> s & 1u))
+            continue;
+        uint64_t f = job->mem_floor(&cfg, &job->strategies[s], &limit, w, sizeof w);
+        if (f > floor) {
+            floor = f;
+            heaviest = &job->strategies[s];
+            memcpy(what, w, sizeof what);
+        }
+    }
+    if (limit == 0 || limit >= floor)
+        return 0;
+    snprintf(err, errlen,
+             "a memory limit of %" PRIu64 " bytes (--mem-limit, or --profile's) is "
+             "below the %.2f MiB %s/%s needs before its first task (%s): give at least "
+             "%" PRIu64 " bytes",
+             limit, (double)floor / (1u << 20), job->name, heaviest->name, what, floor);
+    return 1;
+}
+
+/* The most threads the kernel lets run at once, and which limit says so: pid_max
+ * (each thread takes an id), threads-max, and this user's ulimit -u. */
+static long long thread_ceiling(const char **which)
+{
+    long long ceiling = read_number("/proc/sys/kernel/pid_max");
+    long long max = read_number("/proc/sys/kernel/threads-max");
+    struct rlimit rl;
+    *which = "kernel.pid_max";
+    if (max > 0 && (ceiling < 0 || max < ceiling)) {
+        ceiling = max;
+        *which = "kernel.threads-max";
+    }
+    if (getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        (ceiling < 0 || (long long)rl.rlim_cur < ceiling)) {
+        ceiling = (long long)rl.rlim_cur;
+        *which = "ulimit -u";
+    }
+    return ceiling;
+}
+
+/* Whether a selected strategy's OS threads, on every rank of this node at once, pass
+ * what the kernel allows, said in err. */
+static int threads_short(const ld_options *o, const ld_cpus *cpus, int local_ranks,
+                         char *err, size_t errlen)
+{
+    const char *which;
+    long long ceiling = thread_ceiling(&which);
+    for (size_t j = 0; ceiling > 0 && j < ld_njobs; j++) {
+        ld_job_config cfg;
+        ld_options_job_config(o, j, cpus, &cfg);
+        for (size_t s = 0; o->selected[j] && s < ld_jobs[j]->nstrategies; s++) {
+            const ld_strategy *st = &ld_jobs[j]->strategies[s];
+            long long need =
+                (long long)ld_job_threads(ld_jobs[j], &cfg, st) * local_ranks;
+            if (!(o->selected[j] >> s & 1u) || need <= ceiling)
+                continue;
+            snprintf(err, errlen,
+                     "%s/%s needs %lld OS threads on this node (%d rank(s) on it), past "
+                     "the %lld that %s allows: ask for fewer threads or ranks",
+                     ld_jobs[j]->name, st->name, need, local_ranks, ceiling, which);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The ranks that share this rank's node. */
+static int node_ranks(MPI_Comm comm)
+{
+    MPI_Comm node;
+    int n = 1;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) !=
+        MPI_SUCCESS)
+        return 1;
+    MPI_Comm_size(node, &n);
+    MPI_Comm_free(&node);
+    return n;
+}
+
+int ld_resources_limits(MPI_Comm comm, const ld_options *o, char *err, size_t errlen)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    ld_cpus cpus;
+    int short_here = 0;
+    if (ld_cpus_current(&cpus) != 0)
+        cpus = (ld_cpus){.n = 1};
+    short_here = threads_short(o, &cpus, node_ranks(comm), err, errlen);
+    for (size_t j = 0; !short_here && j < ld_njobs; j++)
+        if (o->selected[j] && ld_jobs[j]->mem_floor)
+            short_here = limit_short(o, j, &cpus, err, errlen);
+    int first_short = short_here ? rank : size;
+    MPI_Allreduce(MPI_IN_PLACE, &first_short, 1, MPI_INT, MPI_MIN, comm);
+    if (first_short == size)
+        return 0;
+    MPI_Bcast(err, (int)errlen, MPI_CHAR, first_short, comm);
     return -1;
 }

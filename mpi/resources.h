@@ -16,6 +16,14 @@
 int ld_resources_check(MPI_Comm comm, const ld_options *o, const ld_node *node,
                        const ld_share *share);
 
+/* Collective, before any work, under the CPUs this rank may use: each selected
+ * strategy's OS threads, times the ranks on the node, against what the kernel lets
+ * run (pid_max, threads-max, ulimit -u); and each selected job's memory limit
+ * (job.h's mem_floor) against the floor its heaviest selected strategy needs before
+ * its first task. Returns 0, or -1 on every rank with one line in err naming the
+ * limit. */
+int ld_resources_limits(MPI_Comm comm, const ld_options *o, char *err, size_t errlen);
+
 /* vm.max_map_count, or -1 when it cannot be read. */
 long ld_resources_max_map_count(void);
 

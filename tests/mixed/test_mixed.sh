@@ -2,7 +2,8 @@
 # The mixed job, small, in one of four cases; check_mixed.py reads the file.
 #   one     every layout on one rank, against settle's green and var's pool
 #   ranks   the same on two ranks
-#   bad     bad input exits 2 with one line and writes nothing
+#   bad     bad input exits 2 with one line and writes nothing; a --settle-cpus past
+#           the rank's CPUs is clamped and said in the figures
 #   figure  a sweep of --yield-every, and the figure analysis/mixed_sweep.py makes of it
 set -eu
 case=$1 loomdist=$2 python=$3 dir=$4/$1 src=$5
@@ -30,6 +31,13 @@ bad)
         [ "$(wc -l < "$dir/out.txt")" -eq 1 ] || { cat "$dir/out.txt"; exit 1; }
         [ ! -e "$dir/bad.h5" ] || { echo "$arg: wrote a file" >&2; exit 1; }
     done
+    # more CPUs for settle than the rank has: clamped (one is left to VaR), and said
+    "$loomdist" $small --jobs mixed --strategies split --settle-cpus 99 \
+        --output "$dir/clamped.h5" > "$dir/out.txt"
+    grep -Eq "^split +settle_cpus_asked +99 " "$dir/out.txt" &&
+        grep -Eq "^split +settle_cpus +[0-9]+ " "$dir/out.txt" &&
+        ! grep -Eq "^split +settle_cpus +99 " "$dir/out.txt" ||
+        { cat "$dir/out.txt"; exit 1; }
     exit 0 ;;
 figure)
     for k in 50 400 2000; do

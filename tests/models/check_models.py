@@ -103,13 +103,32 @@ def check_v2(f, table):
     assert np.all(granted | refused), fig
 
 
+def check_killed(f, table):
+    """8 MiB per rank: 1000 pool threads outgrow it and every run of threads ends in
+    the OOM killer, said as killed (where the machine granted the limit), while
+    stackless runs within it; the ranks live on to write the file."""
+    g = f["models"]["threads"]
+    limited = g["mem_limit_mib"][...] == 8
+    assert np.all(g["killed"][...] == limited.astype(float)), g["killed"][...]
+    assert np.all(g["cgroup_peak_mib"][...][limited] >= 7), g["cgroup_peak_mib"][...]
+    fig = check_strategy(f, "stackless", 2)
+    assert np.all(f["models/stackless/killed"][...] == 0)
+    assert np.all(fig["cgroup_peak_mib"] < 8), fig["cgroup_peak_mib"]
+    header = next(line for line in table.splitlines() if line.startswith("Strategy"))
+    assert header.split()[-1] == "killed", header
+    main_table = table.split(header)[1].split("\n\n")[0]
+    rows = {line.split()[0]: line.split()[-1] for line in main_table.splitlines()
+            if line.strip()}
+    assert rows["stackless"] == "0" and rows["threads"] in ("0", "1"), rows
+
+
 def main(case, path, table_path):
     with open(table_path) as t:
         table = t.read()
     with h5py.File(path, "r") as f:
         assert "models" in text(f.attrs["jobs"])
         checks = {"low": check_low, "clamped": check_clamped, "capped": check_capped,
-                  "nocgroup": check_nocgroup, "v2": check_v2}
+                  "nocgroup": check_nocgroup, "v2": check_v2, "killed": check_killed}
         checks[case](f, table)
     print(f"models {case} ok")
 

@@ -2,7 +2,7 @@
 # loomdist-forks around it, its JMH JSON checked against the forks' files, and the
 # study's figure made from that JSON.
 set(LD_MODELS_DIR ${CMAKE_CURRENT_LIST_DIR})
-foreach(case low clamped capped nocgroup v2)
+foreach(case low clamped capped nocgroup v2 killed)
   add_test(NAME models.${case} COMMAND ${LD_MODELS_DIR}/test_models.sh ${case}
     $<TARGET_FILE:loomdist> ${LD_PYTHON} ${CMAKE_CURRENT_BINARY_DIR}/models)
   set_tests_properties(models.${case} PROPERTIES LABELS models TIMEOUT 300

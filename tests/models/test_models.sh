@@ -6,6 +6,8 @@
 #            green, one
 #   nocgroup no memory group may be made (LOOMDIST_CGROUP=none): no limit, said so
 #   v2       only a cgroup v2 group may be made: the limit, or no limit said so
+#   killed   on two ranks, a limit 1000 pool threads outgrow and stackless does not:
+#            threads' runs are killed and said so, stackless's run, the run ends 0
 set -eu
 case=$1 loomdist=$2 python=$3 dir=$4/$1
 rm -rf "$dir" && mkdir -p "$dir"
@@ -22,6 +24,9 @@ nocgroup | v2)
     [ "$case" = v2 ] && only=v2 || only=none
     LOOMDIST_CGROUP=$only "$loomdist" $common --tasks 200 --strategies green \
         --profile low > "$dir/table.txt" ;;
+killed)
+    mpirun -n 2 "$loomdist" $common --tasks 1000 --strategies threads,stackless \
+        --mem-limit 8388608 > "$dir/table.txt" ;;
 *) echo "unknown case $case" >&2; exit 2 ;;
 esac
 grep -q "Score (ops/s)" "$dir/table.txt"

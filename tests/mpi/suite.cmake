@@ -8,7 +8,7 @@ set_tests_properties(mpi.ranks PROPERTIES LABELS mpi TIMEOUT 300 RUN_SERIAL TRUE
 
 add_test(NAME mpi.bad_input COMMAND ${LD_MPI_DIR}/test_bad_input.sh $<TARGET_FILE:loomdist>
   ${CMAKE_CURRENT_BINARY_DIR}/mpi-bad)
-set_tests_properties(mpi.bad_input PROPERTIES LABELS "unit;mpi" TIMEOUT 180
+set_tests_properties(mpi.bad_input PROPERTIES LABELS "unit;mpi" TIMEOUT 300
   ENVIRONMENT "${LD_MPI_ENV}")
 
 add_test(NAME mpi.strategies COMMAND ${LD_MPI_DIR}/test_strategies.sh

@@ -49,12 +49,39 @@ expect 3 "3 ranks but only 2 trades: use --trades 3 or more" --trades 2
 expect 2 "cannot write --output no-such?dir/x.h5: No such file or directory" \
     --output $'no-such\ndir/x.h5'
 expect 2 "--test-slow-factor must be between 1 and 1000, not 0.5" --test-slow-factor 0.5
+# Every job's values as users mistype them: 0 where 0 is no count, a memory limit
+# below what a run needs before its first task (the floor named), options that
+# contradict each other (both named), more threads than the kernel allows.
+models=(--jobs models --tasks 100 --delay-ms 1)
+pool=(--jobs pool --connections 10)
+for ranks in 0 2; do
+    expect "$ranks" "--cpus must be at least 1, not 0" "${models[@]}" --cpus 0
+    expect "$ranks" "--mem-limit must be at least 1, not 0" "${models[@]}" --mem-limit 0
+    expect "$ranks" "a memory limit of 1 bytes (--mem-limit, or --profile's) is below" \
+        "${models[@]}" --mem-limit 1
+    expect "$ranks" "a memory limit of 4096 bytes (--mem-limit, or --profile's) is below \
+the 0.99 MiB models/green needs before its first task" \
+        --jobs models --mem-limit 4096 --stack-mode copy --carriers 2
+    expect "$ranks" "--study-phases and --measure-s contradict each other" \
+        "${pool[@]}" --study-phases --measure-s 5
+    expect "$ranks" "--study-phases and --warmup-s contradict each other" \
+        --jobs pool --study-phases --warmup-s 5
+    expect "$ranks" "--cpus must be at least 1, not 0" "${pool[@]}" --cpus 0
+    expect "$ranks" "--trace-threshold does nothing without --trace-pinning" \
+        --trades 100 --trace-threshold 5
+done
 # A plain file can be made, but not the file parallel HDF5 makes through MPI-IO (here
 # for want of the MPI-IO component the user named): found before any work.
 for ranks in 0 2; do
     OMPI_MCA_io=no-such-component expect "$ranks" \
         "cannot create --output out.h5 through parallel HDF5 and MPI-IO" --trades 100
 done
+
+# Threads past what the kernel lets this user run, named before any thread starts;
+# last, as the lower limit stays with this shell.
+ulimit -S -u 5000
+expect 0 "settle/threads needs 10000 OS threads on this node (1 rank(s) on it), past" \
+    --jobs settle --trades 100 --os-threads 10000
 
 [ "$fails" = 0 ] && echo "bad input: every case exits 2 with one message and no file"
 exit "$((fails > 0))"

@@ -54,6 +54,8 @@ bad) # refused before any process starts: exit 2, one line, no file
     done
     refused "wrk is not on PATH" env PATH="$dir/bin" "$loomdist" $common --load wrk
     refused "pool job" "$loomdist" --connections 10
+    refused "contradict each other" "$loomdist" $common --study-phases --measure-s 5
+    refused "needs before its first task" "$loomdist" $common --mem-limit 4096
     exit 0 ;;
 *) echo "unknown case $case" >&2; exit 2 ;;
 esac

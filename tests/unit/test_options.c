@@ -44,6 +44,18 @@ static const bad_case bad[] = {
     {{"--latency-scale=2", "--jobs", "var"},
      "--latency-scale is an option of the settle job, which this run does not select: "
      "add it to --jobs, or drop the option"},
+    /* 0 is no count of CPUs or bytes; two options that contradict are named both. */
+    {{"--jobs", "models", "--cpus", "0"}, "--cpus must be at least 1, not 0"},
+    {{"--jobs", "pool", "--mem-limit", "0"}, "--mem-limit must be at least 1, not 0"},
+    {{"--jobs", "pool", "--study-phases", "--measure-s=5"},
+     "--study-phases and --measure-s contradict each other (--study-phases measures "
+     "for 30 s): give one of them"},
+    {{"--jobs", "pool", "--warmup-s=1", "--study-phases"},
+     "--study-phases and --warmup-s contradict each other (--study-phases warms up "
+     "for 30 s): give one of them"},
+    {{"--trace-threshold", "5"},
+     "--trace-threshold does nothing without --trace-pinning: add --trace-pinning, or "
+     "drop --trace-threshold"},
     /* A shared option is refused only when no job that declares it runs. */
     {{"--jobs", "settle", "--mem-limit", "1000"},
      "--mem-limit is an option of the models job, which this run does not select: add "
