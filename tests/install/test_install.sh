@@ -46,6 +46,8 @@ PATH=$prefix/bin:$plain loomdist --trades 400 --latency-scale 0.02 --output run.
 PATH=$plain "$prefix/bin/loomdist-report" run.h5 -o report >report.log 2>&1 ||
     { cat report.log; fail "the installed loomdist-report failed"; }
 [[ -s report/report.md ]] || fail "loomdist-report wrote no report/report.md"
+cache=$(find "$prefix" -name __pycache__)
+[[ -z $cache ]] || fail "running the analysis wrote bytecode into the install: $cache"
 want=$("$prefix/bin/loomdist" --version | cut -d' ' -f2-)
 got=$(PATH=$plain "$prefix/bin/loomdist-report" --version | cut -d' ' -f2-)
 [[ $got == "$want" ]] || fail "loomdist-report --version says '$got', loomdist '$want'"
