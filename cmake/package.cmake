@@ -21,8 +21,10 @@ set(CPACK_GENERATOR DEB)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # loomdist_<version>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# python3-munkres: matplotlib's fonttools takes it or scipy, whose pythran would pull a
+# C++ compiler and -dev packages into a machine that only runs loomdist.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-  "openmpi-bin, python3, python3-h5py, python3-numpy, python3-matplotlib")
+  "openmpi-bin, python3, python3-h5py, python3-numpy, python3-munkres, python3-matplotlib")
 # What some options reach for: Slurm for the batch scripts, PostgreSQL's server for
 # --db-url local, wrk for the pool job's --load wrk, man to read the pages.
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "slurm-wlm, postgresql, wrk, man-db")
