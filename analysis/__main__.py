@@ -3,19 +3,18 @@
 Exit status: 0 when a report was written, 2 when no usable input file remained (every
 problem is named on stderr), 1 when the report folder could not be written.
 """
-import argparse
 import sys
 
-from . import experiments, load, predicted, report, validation
+from . import command_line, experiments, load, predicted, report, validation
 
 PROG = "loomdist-report"
 
 
 def parse_args(argv):
     """Options: the paths to read and the report folder to write."""
-    parser = argparse.ArgumentParser(
-        prog=PROG, description="Turn loomdist HDF5 runs (local runs, Slurm sweeps or both) "
-        "into a report folder: report.md, figures/*.png and tables/*.csv.")
+    parser = command_line(
+        PROG, "Turn loomdist HDF5 runs (local runs, Slurm sweeps or both) into a report "
+        "folder: report.md, figures/*.png and tables/*.csv.", "[OPTIONS] PATH...")
     parser.add_argument("paths", nargs="+", metavar="PATH",
                         help="HDF5 files, or folders searched recursively for *.h5 and *.hdf5")
     parser.add_argument("-o", "--output", default="report", metavar="DIR",

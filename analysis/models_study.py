@@ -8,12 +8,11 @@ than the score. The table lists each score with its error, count and forks.
 
 Usage: analysis/loomdist-models FILE.json... [-o DIR]
 """
-import argparse
 import json
 import os
 import sys
 
-from . import figures
+from . import command_line, figures
 
 PROG = "loomdist-models"
 FIGURE = "models_ops.png"
@@ -105,10 +104,11 @@ def table(points):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog=PROG, description="The four-model study's "
-                                     "figure and table from loomdist-forks --json files.")
+    parser = command_line(PROG, "The four-model study's figure and table from "
+                          "loomdist-forks --json files.", "[-o DIR] FILE.json...")
     parser.add_argument("paths", nargs="+", metavar="FILE.json")
-    parser.add_argument("-o", "--output", default="models-report", metavar="DIR")
+    parser.add_argument("-o", "--output", default="models-report", metavar="DIR",
+                        help="folder to write (default: models-report)")
     args = parser.parse_args(argv)
     try:
         points = load(args.paths)

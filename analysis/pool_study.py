@@ -9,12 +9,13 @@ the file's iterations and ranks. Runs from different CPUs (the root attribute
 
 Usage: analysis/loomdist-pool FILE.h5... [-o DIR]
 """
-import argparse
 import os
 import sys
 
 import h5py
 import numpy as np
+
+from . import command_line
 
 PROG = "loomdist-pool"
 TABLE = "pool.md"
@@ -84,10 +85,11 @@ def table(rows):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog=PROG, description="The pooling study's table "
-                                     "from loomdist --jobs pool HDF5 files.")
+    parser = command_line(PROG, "The pooling study's table from loomdist --jobs pool HDF5 "
+                          "files.", "[-o DIR] FILE.h5...")
     parser.add_argument("paths", nargs="+", metavar="FILE.h5")
-    parser.add_argument("-o", "--output", default="pool-report", metavar="DIR")
+    parser.add_argument("-o", "--output", default="pool-report", metavar="DIR",
+                        help="folder to write (default: pool-report)")
     args = parser.parse_args(argv)
     try:
         rows = load(args.paths)

@@ -24,7 +24,7 @@
 #define CH_DEFAULT_PORT 8470
 
 static const char usage[] =
-    "usage: " CH_NAME " [--listen HOST:PORT] [bounds]\n"
+    "Usage: " CH_NAME " [--listen HOST:PORT] [bounds]\n"
     "\n"
     "Serves settle's checks over HTTP/1.1, each answered after its planned latency:\n"
     "  GET /counterparty?trade=ID&seed=S&scale=X&fail=P\n"
@@ -62,7 +62,8 @@ static const char usage[] =
     "  --quiet                no stats on stderr when it ends\n"
     "  --stop-on-eof          stop, as at SIGTERM, when standard input ends: a parent\n"
     "                         that holds the other end stops it by dying too\n"
-    "  -h, --help             this text\n";
+    "  -h, --help             this text\n"
+    "  --version              the version and git commit\n";
 
 /* HOST:PORT, or [HOST]:PORT for IPv6, with HOST a numeric address. */
 static int parse_listen(const char *arg, struct sockaddr_storage *ss)
@@ -147,10 +148,12 @@ static const struct option long_opts[] = {
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"stop-on-eof", no_argument, NULL, OPT_STDIN},
     {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
 
-/* Every option into the address and the bounds; --help exits 0, a bad one 2. */
+/* Every option into the address and the bounds; --help and --version exit 0, a bad
+ * one 2. */
 static void parse_args(int argc, char **argv, struct sockaddr_storage *ss,
                        ld_http_limits *lim)
 {
@@ -198,6 +201,9 @@ static void parse_args(int argc, char **argv, struct sockaddr_storage *ss,
             break;
         case 'h':
             fputs(usage, stdout);
+            exit(0);
+        case 'V':
+            ld_cli_version();
             exit(0);
         case ':':
             ld_cli_bad("%s needs a value", argv[optind - 1]);

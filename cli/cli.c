@@ -1,4 +1,4 @@
-/* cli.c: the small programs' bad-input messages and number parsing (cli.h). */
+/* cli.c: the small programs' bad-input messages, version and number parsing (cli.h). */
 #include "cli.h"
 
 #include <errno.h>
@@ -19,6 +19,11 @@ void ld_cli_bad(const char *fmt, ...)
     fprintf(stderr, " (try --help)\n");
     va_end(ap);
     exit(2);
+}
+
+void ld_cli_version(void)
+{
+    printf("%s %s (git %s)\n", ld_cli_program, LD_VERSION, LD_GIT_COMMIT);
 }
 
 /* Digits only: strtoull would take a sign, spaces and a wrap-around for them. */

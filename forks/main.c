@@ -12,6 +12,8 @@
  */
 #include "forks.h"
 
+#include "cli.h"
+
 #include <errno.h>
 #include <hdf5.h>
 #include <spawn.h>
@@ -36,7 +38,7 @@ typedef struct options {
 static void usage(FILE *out)
 {
     fputs(
-        "usage: loomdist-forks [OPTIONS] [--] COMMAND...\n"
+        "Usage: loomdist-forks [OPTIONS] [--] COMMAND...\n\n"
         "Run COMMAND (loomdist, or mpirun ... loomdist) once per fork, each a fresh\n"
         "process, and score every job/strategy as JMH does: the mean over all measured\n"
         "iterations of all forks, its 99.9% error, percentiles and raw data.\n\n"
@@ -51,7 +53,8 @@ static void usage(FILE *out)
         "  --json FILE                 also write the results in JMH's JSON format\n"
         "  --output FILE.h5            fork k writes FILE.fork<k>.h5 (default\n"
         "                              loomdist.h5: loomdist.fork1.h5, ...)\n"
-        "  --help                      this text\n\n"
+        "  --help                      this text\n"
+        "  --version                   the version and git commit\n\n"
         "COMMAND must not set --warmup, --iterations or --output: each fork gets them.\n"
         "Example: loomdist-forks --study --json models.json \\\n"
         "             mpirun -n 1 ./loomdist --jobs models --tasks 50000 --profile low\n",
@@ -95,12 +98,15 @@ static const char *reserved_in(char **command)
     return NULL;
 }
 
-/* One of the launcher's options at argv[*i], and its value: 0 taken, 1 help, -1 bad. */
+/* One of the launcher's options at argv[*i], and its value: 0 taken, 1 help, 2 version,
+ * -1 bad. */
 static int parse_one(options *o, char **argv, int *i)
 {
     const char *a = argv[*i], *v = argv[*i + 1];
     if (strcmp(a, "--help") == 0)
         return 1;
+    if (strcmp(a, "--version") == 0)
+        return 2;
     if (strcmp(a, "--study") == 0)
         return 0; /* parse applies it once the others are known */
     (*i)++;
@@ -122,7 +128,8 @@ static int parse_one(options *o, char **argv, int *i)
     return -1;
 }
 
-/* The launcher's options, up to the command: 0 to run, 1 help, -1 bad input. */
+/* The launcher's options, up to the command: 0 to run, 1 help, 2 version, -1 bad
+ * input. */
 static int parse(options *o, int argc, char **argv)
 {
     *o = (options){.forks = 2, .warmup = 1, .iterations = 3, .output = "loomdist.h5"};
@@ -220,9 +227,12 @@ static int write_json(const ld_study *s, const char *path)
 int main(int argc, char **argv)
 {
     options o;
+    ld_cli_program = "loomdist-forks";
     int rc = parse(&o, argc, argv);
-    if (rc > 0)
+    if (rc == 1)
         usage(stdout);
+    else if (rc == 2)
+        ld_cli_version();
     if (rc != 0)
         return rc > 0 ? 0 : EXIT_BAD_INPUT;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);

@@ -20,7 +20,7 @@
 #define LOAD_NAME "loomdist-load"
 
 static const char usage[] =
-    "usage: " LOAD_NAME " [options] HOST:PORT\n"
+    "Usage: " LOAD_NAME " [options] HOST:PORT\n"
     "\n"
     "Closed-loop HTTP/1.1 load, as wrk makes it: every connection is opened at the\n"
     "start, kept alive, and sends GET PATH again as soon as the previous response is\n"
@@ -38,6 +38,7 @@ static const char usage[] =
     "  --drain S         the longest drain (default: the longest latency seen + 5)\n"
     "  --quiet           no summary on stderr, the line on stdout alone\n"
     "  -h, --help        this text\n"
+    "  --version         the version and git commit\n"
     "\n"
     "A summary goes to stderr, and one line to stdout:\n"
     "  requests=N errors=N seconds=X p50_ns=N p90_ns=N p99_ns=N max_ns=N\n"
@@ -106,10 +107,11 @@ static const struct option long_opts[] = {
     {"drain", required_argument, NULL, OPT_DRAIN},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
 
-/* One option into cfg; --help exits 0, a bad one 2. */
+/* One option into cfg; --help and --version exit 0, a bad one 2. */
 static void parse_opt(int c, char **argv, ld_http_load_config *cfg)
 {
     switch (c) {
@@ -140,6 +142,9 @@ static void parse_opt(int c, char **argv, ld_http_load_config *cfg)
         break;
     case 'h':
         fputs(usage, stdout);
+        exit(0);
+    case 'V':
+        ld_cli_version();
         exit(0);
     case ':':
         ld_cli_bad("%s needs a value", argv[optind - 1]);

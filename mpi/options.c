@@ -560,13 +560,17 @@ void ld_options_job_config(const ld_options *o, size_t j, const ld_cpus *cpus,
     };
 }
 
-/* One option's line: "  --name METAVAR    help". */
+/* One option's line: "  --name METAVAR    help", the help on a line of its own
+ * when the option is too long to leave a gap before it. */
 static void usage_line(FILE *out, const char *name, const char *metavar, const char *help)
 {
     char lhs[64];
     snprintf(lhs, sizeof lhs, "--%s%s%s", name, metavar ? " " : "",
              metavar ? metavar : "");
-    fprintf(out, "  %-26s %s\n", lhs, help);
+    if (strlen(lhs) > 26) /* too long to share a line with its help */
+        fprintf(out, "  %s\n  %-26s %s\n", lhs, "", help);
+    else
+        fprintf(out, "  %-26s %s\n", lhs, help);
 }
 
 static void usage_opts(FILE *out, const ld_opt *opts, size_t n)
@@ -596,7 +600,7 @@ static void usage_jobs(FILE *out)
 void ld_options_usage(FILE *out)
 {
     fprintf(out, "Usage: mpirun -n RANKS loomdist [OPTIONS]\n"
-                 "       loomdist [OPTIONS]            (one rank, no mpirun)\n\n"
+                 "  or:  loomdist [OPTIONS]            (one rank, no mpirun)\n\n"
                  "Rank 0 builds a book of trades and scatters it; every rank runs each\n"
                  "selected strategy on its share, and the results go into one HDF5 file\n"
                  "written collectively, renamed into place only when complete.\n\n"

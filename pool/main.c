@@ -25,7 +25,7 @@
 #define NAME "loomdist-pool-server"
 
 static const char usage[] =
-    "usage: " NAME " --backend HOST:PORT [options]\n"
+    "Usage: " NAME " --backend HOST:PORT [options]\n\n"
     "The pooling study's server under test: every request runs on a green thread that\n"
     "makes a blocking GET of the backend's /think, then answers. Started and driven by\n"
     "loomdist --jobs pool, over its standard input and output.\n\n"
@@ -42,7 +42,9 @@ static const char usage[] =
     "  --connections N        clients expected, and pooled threads (default 10000)\n"
     "  --backend-conns N      backend calls in flight at once (default 4096)\n"
     "  --warmup-depth N       frames of the warm-up's call path (default 4)\n"
-    "  --trim-after K         pooled-trim: the trim policy's K (default 8)\n";
+    "  --trim-after K         pooled-trim: the trim policy's K (default 8)\n"
+    "  --help                 this text\n"
+    "  --version              the version and git commit\n";
 
 static void parse_addr(const char *name, const char *arg, struct sockaddr_in *out)
 {
@@ -67,21 +69,16 @@ typedef struct args {
 
 static void parse_args(int argc, char **argv, args *a)
 {
-    static const struct option opts[] = {{"listen", 1, 0, 'l'},
-                                         {"backend", 1, 0, 'b'},
-                                         {"think-ms", 1, 0, 't'},
-                                         {"mode", 1, 0, 'm'},
-                                         {"stack-mode", 1, 0, 's'},
-                                         {"stack-size", 1, 0, 'S'},
-                                         {"carriers", 1, 0, 'c'},
-                                         {"cpus", 1, 0, 'C'},
-                                         {"mem-limit", 1, 0, 'M'},
-                                         {"connections", 1, 0, 'n'},
-                                         {"backend-conns", 1, 0, 'B'},
-                                         {"warmup-depth", 1, 0, 'd'},
-                                         {"trim-after", 1, 0, 'k'},
-                                         {"help", 0, 0, 'h'},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"listen", 1, 0, 'l'},        {"backend", 1, 0, 'b'},
+        {"think-ms", 1, 0, 't'},      {"mode", 1, 0, 'm'},
+        {"stack-mode", 1, 0, 's'},    {"stack-size", 1, 0, 'S'},
+        {"carriers", 1, 0, 'c'},      {"cpus", 1, 0, 'C'},
+        {"mem-limit", 1, 0, 'M'},     {"connections", 1, 0, 'n'},
+        {"backend-conns", 1, 0, 'B'}, {"warmup-depth", 1, 0, 'd'},
+        {"trim-after", 1, 0, 'k'},    {"help", 0, 0, 'h'},
+        {"version", 0, 0, 'V'},       {0, 0, 0, 0},
+    };
     for (int o; (o = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
         char *end;
         switch (o) {
@@ -142,6 +139,9 @@ static void parse_args(int argc, char **argv, args *a)
             break;
         case 'h':
             fputs(usage, stdout);
+            exit(0);
+        case 'V':
+            ld_cli_version();
             exit(0);
         default:
             ld_cli_bad("unknown option");

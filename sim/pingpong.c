@@ -8,8 +8,37 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "cli.h"
 #include "partition.h"
+
+static const char usage[] =
+    "Usage: mpirun -n 2 loomdist-pingpong\n"
+    "Measure the MPI latency and bandwidth between ranks 0 and 1, and the CPU cost of\n"
+    "packing loomdist's trades, for sim/predict.py platform. Prints on rank 0:\n"
+    "  latency_s L bandwidth_Bps B trade_bandwidth_Bps T pack_Bps P\n\n"
+    "  --help     this text\n"
+    "  --version  the version and git commit\n\n"
+    "Exit status: 0 when measured, 2 with fewer than 2 ranks or a bad argument.\n";
+
+/* Any argument ends the run before it measures: --help and --version answered on
+ * rank 0 (status 0), anything else refused (2). -1 with no argument: measure. */
+static int arguments(int argc, char **argv, int rank)
+{
+    int help = argc > 1 && strcmp(argv[1], "--help") == 0;
+    int version = argc > 1 && strcmp(argv[1], "--version") == 0;
+    if (argc < 2)
+        return -1;
+    if (rank == 0 && help)
+        fputs(usage, stdout);
+    else if (rank == 0 && version)
+        ld_cli_version();
+    else if (rank == 0 && !(help || version))
+        fprintf(stderr, "loomdist-pingpong: unknown argument '%s' (try --help)\n",
+                argv[1]);
+    return help || version ? 0 : 2;
+}
 
 /* Half the mean round trip of `bytes`, over `reps` round trips after one untimed. */
 static double half_round_trip(void *buf, int count, MPI_Datatype type, int reps, int rank)
@@ -47,6 +76,12 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    ld_cli_program = "loomdist-pingpong";
+    int status = arguments(argc, argv, rank);
+    if (status >= 0) {
+        MPI_Finalize();
+        return status;
+    }
     enum { BIG = 4 << 20 };
     char *buf = calloc(BIG, 1), *packed = malloc(2 * BIG);
     if (size < 2 || !buf || !packed) {

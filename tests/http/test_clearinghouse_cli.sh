@@ -12,7 +12,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 command -v curl > /dev/null || { echo "SKIP: no curl"; exit 77; }
 
 "$bin" --help > "$work/help" || fail "--help exited $?"
-grep -q '^usage: loomdist-clearinghouse' "$work/help" || fail "--help printed no usage"
+grep -q '^Usage: loomdist-clearinghouse' "$work/help" || fail "--help printed no usage"
 
 # bad ARGS...: exit 2 with one line on stderr that names the fault.
 bad() {

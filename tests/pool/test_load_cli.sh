@@ -13,7 +13,7 @@ trap '[ -n "$pid" ] && kill "$pid" 2> /dev/null || true' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$load" --help > "$work/help" || fail "--help exited $?"
-grep -q '^usage: loomdist-load' "$work/help" || fail "--help printed no usage"
+grep -q '^Usage: loomdist-load' "$work/help" || fail "--help printed no usage"
 
 # bad ARGS...: exit 2 with one line on stderr that names the fault.
 bad() {
