@@ -27,7 +27,7 @@ ran() {
     local name=$1 rc=0
     shift
     "$@" > "$name.txt" 2>&1 || rc=$?
-    if [ "$rc" != 0 ] || ! grep -q '^strategy ' "$name.txt"; then
+    if [ "$rc" != 0 ] || ! grep -q '^Strategy ' "$name.txt"; then
         echo "FAIL: $name exited $rc, or printed no table:"
         cat "$name.txt"
         exit 1
