@@ -9,15 +9,20 @@
 
 const char *ld_cli_program = "loomdist";
 
+/* The message quotes what the user typed, which may hold a newline or a terminal
+ * escape: each control character shows as '?', so the message stays one line. */
 void ld_cli_bad(const char *fmt, ...)
 {
+    char msg[1024];
     va_list ap;
 
     va_start(ap, fmt);
-    fprintf(stderr, "%s: ", ld_cli_program);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (try --help)\n");
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    for (char *c = msg; *c != '\0'; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    fprintf(stderr, "%s: %s (try --help)\n", ld_cli_program, msg);
     exit(2);
 }
 

@@ -98,10 +98,22 @@ static const char *reserved_in(char **command)
     return NULL;
 }
 
+/* An argument as a message quotes it: each control character (a newline, a terminal
+ * escape) shows as '?', so the message stays one line. */
+static const char *printable(const char *arg, char *buf, size_t len)
+{
+    size_t n = 0;
+    for (; arg[n] != '\0' && n + 1 < len; n++)
+        buf[n] = (unsigned char)arg[n] < 0x20 || arg[n] == 0x7f ? '?' : arg[n];
+    buf[n] = '\0';
+    return buf;
+}
+
 /* One of the launcher's options at argv[*i], and its value: 0 taken, 1 help, 2 version,
  * -1 bad. */
 static int parse_one(options *o, char **argv, int *i)
 {
+    char shown[256];
     const char *a = argv[*i], *v = argv[*i + 1];
     if (strcmp(a, "--help") == 0)
         return 1;
@@ -124,7 +136,7 @@ static int parse_one(options *o, char **argv, int *i)
             strcmp(a, "--json") == 0 || strcmp(a, "--output") == 0
                 ? "loomdist-forks: %s takes a file name\n"
                 : "loomdist-forks: unknown option %s (see --help)\n",
-            a);
+            printable(a, shown, sizeof shown));
     return -1;
 }
 

@@ -69,7 +69,8 @@ int ld_load_available(enum ld_load_tool t)
 
 /* --- Reading wrk ------------------------------------------------------------------- */
 
-/* A time as wrk prints it ("850.00us", "31.20ms", "1.00s", "2.00m") in ns. */
+/* A time as wrk prints it ("850.00us", "31.20ms", "1.00s", "2.00m") in ns: never
+ * negative, NaN or past what an int64_t of ns holds, none of which wrk prints. */
 static int wrk_time(double v, const char *unit, int64_t *ns)
 {
     static const struct {
@@ -78,8 +79,11 @@ static int wrk_time(double v, const char *unit, int64_t *ns)
     } units[] = {{"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}};
 
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        double t = v * units[i].ns;
         if (strcmp(unit, units[i].unit) == 0) {
-            *ns = llround(v * units[i].ns);
+            if (!(t >= 0 && t < 0x1p63))
+                return -EPROTO;
+            *ns = llround(t);
             return 0;
         }
     }
@@ -165,6 +169,11 @@ static int parse_builtin(const char *text, ld_load_result *out)
                " p90_ns=%" SCNd64 " p99_ns=%" SCNd64 " max_ns=%" SCNd64,
                &out->requests, &out->errors, &out->seconds, &out->p50_ns, &out->p90_ns,
                &out->p99_ns, &out->max_ns) != 7)
+        return -EPROTO;
+    /* what loomdist-load never prints: a window NaN, infinite or negative, or a
+     * negative latency */
+    if (!(out->seconds >= 0 && isfinite(out->seconds)) || out->p50_ns < 0 ||
+        out->p90_ns < 0 || out->p99_ns < 0 || out->max_ns < 0)
         return -EPROTO;
     return 0;
 }

@@ -140,6 +140,11 @@ static int on_response_headers(http_parser *hp)
 {
     ld_http_response_parser *p = hp->data;
 
+    /* libhttp-parser, built lenient, takes a status of fewer than three digits */
+    if (hp->status_code < 100 || hp->status_code > 999) {
+        p->error = -EPROTO;
+        return -1;
+    }
     if ((hp->flags & F_CONTENTLENGTH) && hp->content_length > p->body_max) {
         p->error = -EMSGSIZE;
         return -1;

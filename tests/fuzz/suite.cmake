@@ -1,55 +1,89 @@
-# fuzz: the option parser and the job config it gives, fed arbitrary command lines.
-# Every build replays the checked-in corpus through the harness (unit.fuzz_corpus).
-# A clang build with LD_ASAN also builds the libFuzzer target and fuzzes for
-# LD_FUZZ_SECONDS from that corpus (unit.fuzz_options); new inputs it finds go to the
-# build folder, never into the checked-in corpus.
+# fuzz: libFuzzer harnesses over what reads untrusted bytes, each checking properties
+# that must hold for every input (the harness's header comment says which). Each
+# target NAME has a minimised corpus in corpus/NAME/, checked in, which every build
+# replays through the same harness with replay.c (LABEL.fuzz_NAME_corpus), so a gcc
+# build keeps it passing. A clang build with LD_ASAN also builds the libFuzzer target
+# and fuzzes for LD_FUZZ_SECONDS from that corpus (LABEL.fuzz_NAME); new inputs it
+# finds go to the build folder (fuzz-found/NAME); the ones worth keeping are merged
+# into the corpus by hand (README, "Fuzzing").
 set(LD_FUZZ_DIR ${CMAKE_CURRENT_LIST_DIR})
-set(LD_FUZZ_SECONDS 60 CACHE STRING "Seconds unit.fuzz_options fuzzes for")
-
-add_executable(fuzz_replay ${LD_FUZZ_DIR}/fuzz_options.c ${LD_FUZZ_DIR}/replay.c)
-target_link_libraries(fuzz_replay PRIVATE ld_options ld_jobs ld_runtime)
-add_test(NAME unit.fuzz_corpus COMMAND fuzz_replay ${LD_FUZZ_DIR}/corpus)
-set_tests_properties(unit.fuzz_corpus PROPERTIES LABELS unit TIMEOUT 60)
-
-# The parser is compiled into the target itself, so libFuzzer sees its coverage.
+set(LD_FUZZ_SECONDS 20 CACHE STRING "Seconds each fuzz target fuzzes for")
+set(LD_FUZZ_CLANG OFF)
 if(LD_ASAN AND CMAKE_C_COMPILER_ID MATCHES "Clang")
-  add_executable(fuzz_options ${LD_FUZZ_DIR}/fuzz_options.c ${CMAKE_SOURCE_DIR}/mpi/options.c)
-  target_include_directories(fuzz_options PRIVATE ${CMAKE_SOURCE_DIR}/mpi)
-  target_compile_definitions(fuzz_options PRIVATE LD_VERSION="${PROJECT_VERSION}"
-    LD_GIT_COMMIT="${LD_GIT_COMMIT}")
-  target_compile_options(fuzz_options PRIVATE -fsanitize=fuzzer)
-  target_link_options(fuzz_options PRIVATE -fsanitize=fuzzer)
-  target_link_libraries(fuzz_options PRIVATE ld_jobs ld_runtime)
-  set(LD_FUZZ_FOUND ${CMAKE_CURRENT_BINARY_DIR}/fuzz-found)
-  file(MAKE_DIRECTORY ${LD_FUZZ_FOUND})
-  add_test(NAME unit.fuzz_options
-    COMMAND fuzz_options -max_total_time=${LD_FUZZ_SECONDS} -max_len=512 -timeout=10
-            -print_final_stats=1 ${LD_FUZZ_FOUND} ${LD_FUZZ_DIR}/corpus)
-  set_tests_properties(unit.fuzz_options PROPERTIES LABELS unit TIMEOUT 600)
+  set(LD_FUZZ_CLANG ON)
 endif()
 
-# fuzz: the HTTP server's request reader (src/http_request.h), fed what clients send,
-# in the same two builds: every build replays corpus-http (http.fuzz_corpus); a clang
-# build with LD_ASAN fuzzes it for LD_FUZZ_SECONDS too (http.fuzz_request).
-add_executable(fuzz_http_replay ${LD_FUZZ_DIR}/fuzz_http_request.c ${LD_FUZZ_DIR}/replay.c)
-target_include_directories(fuzz_http_replay PRIVATE ${CMAKE_SOURCE_DIR}/src)
-target_link_libraries(fuzz_http_replay PRIVATE ld_runtime ld_http_parser)
-add_test(NAME http.fuzz_corpus COMMAND fuzz_http_replay ${LD_FUZZ_DIR}/corpus-http)
-set_tests_properties(http.fuzz_corpus PROPERTIES LABELS http TIMEOUT 60)
+# ld_fuzz(NAME LABEL MAX_LEN HARNESS file [UNDER_TEST files...] [LIBS libs...]
+#         [INCLUDES dirs...] [DEFINES defs...])
+# UNDER_TEST is compiled into both executables, so that libFuzzer sees its coverage
+# (the libraries are not built for it); LIBS gives the rest, and must not hold it.
+function(ld_fuzz name label max_len)
+  cmake_parse_arguments(F "" "HARNESS" "UNDER_TEST;LIBS;INCLUDES;DEFINES" ${ARGN})
+  set(targets fuzz_${name}_replay)
+  add_executable(fuzz_${name}_replay ${F_HARNESS} ${F_UNDER_TEST} ${LD_FUZZ_DIR}/replay.c)
+  add_test(NAME ${label}.fuzz_${name}_corpus
+    COMMAND fuzz_${name}_replay ${LD_FUZZ_DIR}/corpus/${name})
+  set_tests_properties(${label}.fuzz_${name}_corpus PROPERTIES LABELS ${label} TIMEOUT 60)
+  if(LD_FUZZ_CLANG)
+    list(APPEND targets fuzz_${name})
+    add_executable(fuzz_${name} ${F_HARNESS} ${F_UNDER_TEST})
+    target_compile_options(fuzz_${name} PRIVATE -fsanitize=fuzzer)
+    target_link_options(fuzz_${name} PRIVATE -fsanitize=fuzzer)
+    set(found ${CMAKE_CURRENT_BINARY_DIR}/fuzz-found/${name})
+    file(MAKE_DIRECTORY ${found})
+    add_test(NAME ${label}.fuzz_${name}
+      COMMAND fuzz_${name} -max_total_time=${LD_FUZZ_SECONDS} -max_len=${max_len}
+              -timeout=10 -print_final_stats=1 ${found} ${LD_FUZZ_DIR}/corpus/${name})
+    set_tests_properties(${label}.fuzz_${name} PROPERTIES LABELS ${label} TIMEOUT 600)
+  endif()
+  foreach(t ${targets})
+    target_include_directories(${t} PRIVATE ${F_INCLUDES})
+    target_compile_definitions(${t} PRIVATE ${F_DEFINES})
+    target_link_libraries(${t} PRIVATE ${F_LIBS})
+  endforeach()
+endfunction()
 
-# The reader is compiled into the target itself, so libFuzzer sees its coverage.
-if(LD_ASAN AND CMAKE_C_COMPILER_ID MATCHES "Clang")
-  add_executable(fuzz_http_request ${LD_FUZZ_DIR}/fuzz_http_request.c
-    ${CMAKE_SOURCE_DIR}/src/http_request.c)
-  target_include_directories(fuzz_http_request PRIVATE ${CMAKE_SOURCE_DIR}/src
-    ${CMAKE_SOURCE_DIR}/src/include)
-  target_compile_options(fuzz_http_request PRIVATE -fsanitize=fuzzer)
-  target_link_options(fuzz_http_request PRIVATE -fsanitize=fuzzer)
-  target_link_libraries(fuzz_http_request PRIVATE ld_http_parser PkgConfig::UV)
-  set(LD_FUZZ_HTTP_FOUND ${CMAKE_CURRENT_BINARY_DIR}/fuzz-http-found)
-  file(MAKE_DIRECTORY ${LD_FUZZ_HTTP_FOUND})
-  add_test(NAME http.fuzz_request
-    COMMAND fuzz_http_request -max_total_time=${LD_FUZZ_SECONDS} -max_len=2048 -timeout=10
-            -print_final_stats=1 ${LD_FUZZ_HTTP_FOUND} ${LD_FUZZ_DIR}/corpus-http)
-  set_tests_properties(http.fuzz_request PROPERTIES LABELS http TIMEOUT 600)
-endif()
+# loomdist's option parser and the job config it gives, fed arbitrary command lines.
+ld_fuzz(options unit 512 HARNESS ${LD_FUZZ_DIR}/fuzz_options.c
+  UNDER_TEST ${CMAKE_SOURCE_DIR}/mpi/options.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/mpi
+  DEFINES LD_VERSION="${PROJECT_VERSION}" LD_GIT_COMMIT="${LD_GIT_COMMIT}"
+  LIBS ld_jobs ld_runtime)
+
+# The HTTP server's request reader (src/http_request.h), fed what clients send.
+ld_fuzz(http_request http 2048 HARNESS ${LD_FUZZ_DIR}/fuzz_http_request.c
+  UNDER_TEST ${CMAKE_SOURCE_DIR}/src/http_request.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/src/include
+  LIBS ld_http_parser PkgConfig::UV)
+
+# The clients' response parser (src/http.c), fed what servers send back.
+ld_fuzz(http_response http 2048 HARNESS ${LD_FUZZ_DIR}/fuzz_http_response.c
+  UNDER_TEST ${CMAKE_SOURCE_DIR}/src/http.c ${CMAKE_SOURCE_DIR}/src/http_request.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/src/include
+  LIBS ld_http_parser PkgConfig::UV)
+
+# The query parser every clearinghouse request's parameters go through (src/http.c).
+ld_fuzz(http_query http 512 HARNESS ${LD_FUZZ_DIR}/fuzz_http_query.c
+  UNDER_TEST ${CMAKE_SOURCE_DIR}/src/http.c ${CMAKE_SOURCE_DIR}/src/http_request.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/src/include
+  LIBS ld_http_parser PkgConfig::UV)
+
+# wrk's and loomdist-load's output, read into the pool job's figures (jobs/pool_load.c).
+ld_fuzz(wrk_output pool 2048 HARNESS ${LD_FUZZ_DIR}/fuzz_wrk_output.c
+  UNDER_TEST ${CMAKE_SOURCE_DIR}/jobs/pool_load.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/jobs
+  LIBS ld_jobs ld_runtime)
+
+# The helper programs' command lines (fuzz_cli.h): each harness includes its program's
+# main.c, and cli/cli.c where the program uses it, so both are under test.
+ld_fuzz(cli_clearinghouse http 512 HARNESS ${LD_FUZZ_DIR}/fuzz_cli_clearinghouse.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/cli LIBS ld_jobs ld_runtime)
+ld_fuzz(cli_load pool 512 HARNESS ${LD_FUZZ_DIR}/fuzz_cli_load.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/cli LIBS ld_runtime)
+ld_fuzz(cli_pool_server pool 512 HARNESS ${LD_FUZZ_DIR}/fuzz_cli_pool_server.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/cli LIBS ld_jobs ld_runtime)
+ld_fuzz(cli_forks models 512 HARNESS ${LD_FUZZ_DIR}/fuzz_cli_forks.c
+  UNDER_TEST ${CMAKE_SOURCE_DIR}/forks/study.c ${CMAKE_SOURCE_DIR}/forks/jmh.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/forks ${HDF5_INCLUDE_DIRS}
+  DEFINES ${HDF5_C_DEFINITIONS}
+  LIBS ld_runtime MPI::MPI_C ${HDF5_C_LIBRARIES})

@@ -2,8 +2,9 @@
 # The mixed job, small, in one of four cases; check_mixed.py reads the file.
 #   one     every layout on one rank, against settle's green and var's pool
 #   ranks   the same on two ranks
-#   bad     bad input exits 2 with one line and writes nothing; a --settle-cpus past
-#           the rank's CPUs is clamped and said in the figures
+#   bad     bad input exits 2 with one line, naming the option and the value it
+#           refuses, and writes nothing; a --settle-cpus past the rank's CPUs is
+#           clamped and said in the figures
 #   figure  a sweep of --yield-every, and the figure analysis/mixed_sweep.py makes of it
 set -eu
 case=$1 loomdist=$2 python=$3 dir=$4/$1 src=$5
@@ -23,13 +24,19 @@ ranks)
     mpirun -n 2 "$loomdist" $small --jobs mixed --output "$dir/mixed.h5" \
         > "$dir/table.txt" ;;
 bad)
-    for arg in "--yield-every 0" "--settle-cpus 0" "--yield-every x"; do
-        rc=0
-        "$loomdist" --jobs mixed $arg --output "$dir/bad.h5" > "$dir/out.txt" 2>&1 ||
-            rc=$?
-        [ "$rc" -eq 2 ] || { echo "$arg: exit $rc, not 2" >&2; exit 1; }
+    for arg in "yield-every 0" "settle-cpus 0" "yield-every x"; do
+        opt=${arg% *} value=${arg#* } rc=0
+        "$loomdist" --jobs mixed "--$opt" "$value" --output "$dir/bad.h5" \
+            > "$dir/out.txt" 2>&1 || rc=$?
+        [ "$rc" -eq 2 ] || { echo "--$arg: exit $rc, not 2" >&2; exit 1; }
         [ "$(wc -l < "$dir/out.txt")" -eq 1 ] || { cat "$dir/out.txt"; exit 1; }
-        [ ! -e "$dir/bad.h5" ] || { echo "$arg: wrote a file" >&2; exit 1; }
+        grep -qE -- "^loomdist: .*--$opt( |,|:|$)" "$dir/out.txt" &&
+            grep -qw -- "$value" "$dir/out.txt" || {
+            echo "--$arg: the line names another option or value:" >&2
+            cat "$dir/out.txt" >&2
+            exit 1
+        }
+        [ ! -e "$dir/bad.h5" ] || { echo "--$arg: wrote a file" >&2; exit 1; }
     done
     # more CPUs for settle than the rank has: clamped (one is left to VaR), and said
     "$loomdist" $small --jobs mixed --strategies split --settle-cpus 99 \

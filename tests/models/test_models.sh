@@ -8,9 +8,22 @@
 #   v2       only a cgroup v2 group may be made: the limit, or no limit said so
 #   killed   on two ranks, a limit 1000 pool threads outgrow and stackless does not:
 #            threads' runs are killed and said so, stackless's run, the run ends 0
+# low, v2 and killed ask tests/memory_cgroup.py first whether such a group can be made
+# here: where it can, the limit must be granted; where not, low and v2 must say it was
+# refused and clamped, and killed is skipped (77): it has nothing to measure.
 set -eu
 case=$1 loomdist=$2 python=$3 dir=$4/$1
 rm -rf "$dir" && mkdir -p "$dir"
+memory=granted
+case $case in
+low | v2 | killed)
+    [ "$case" = v2 ] && only=v2 || only=
+    rc=0
+    "$python" "$(dirname "$0")/../memory_cgroup.py" ${only:+"$only"} || rc=$?
+    [ "$rc" = 0 ] || [ "$rc" = 77 ] || exit 1
+    [ "$rc" = 0 ] || memory=refused
+    [ "$case:$memory" != killed:refused ] || exit 77 ;;
+esac
 common="--jobs models --delay-ms 5 --iterations 3 --quiet --output $dir/models.h5"
 case $case in
 low) mpirun -n 2 "$loomdist" $common --tasks 200 --profile low > "$dir/table.txt" ;;
@@ -30,4 +43,5 @@ killed)
 *) echo "unknown case $case" >&2; exit 2 ;;
 esac
 grep -q "Score (ops/s)" "$dir/table.txt"
-exec "$python" "$(dirname "$0")/check_models.py" "$case" "$dir/models.h5" "$dir/table.txt"
+exec "$python" "$(dirname "$0")/check_models.py" "$case" "$dir/models.h5" "$dir/table.txt" \
+    "$memory"

@@ -20,14 +20,30 @@ for f in 0 0.5; do
 done
 "$py" "$here/check_strategies.py" pinning pin-0.h5 pin-0.5.h5
 
+# ran NAME COMMAND...: the command's output (stdout and stderr) in NAME.txt, and the
+# test failed unless it exited 0 with a table. A check that something is absent from
+# the output must hold of a run that finished, not of a crash, which prints nothing.
+ran() {
+    local name=$1 rc=0
+    shift
+    "$@" > "$name.txt" 2>&1 || rc=$?
+    if [ "$rc" != 0 ] || ! grep -q '^Strategy ' "$name.txt"; then
+        echo "FAIL: $name exited $rc, or printed no table:"
+        cat "$name.txt"
+        exit 1
+    fi
+}
+
 # The table shows mean ± half-width once there are 3 iterations, and not before.
 run_var() {
-    mpirun -n 1 "$bin" --quiet --jobs var --strategies sequential --trades 20 --sims 500 \
-        --iterations "$1" --output "ci-$1.h5"
+    ran "ci-$1" mpirun -n 1 "$bin" --quiet --jobs var --strategies sequential --trades 20 \
+        --sims 500 --iterations "$1" --output "ci-$1.h5"
 }
-run_var 3 | grep -E '^sequential .*[0-9] ± [0-9]' > /dev/null ||
-    { echo "FAIL: no ± with --iterations 3"; exit 1; }
-if run_var 2 | grep -q '±'; then
+run_var 3
+grep -qE '^sequential .*[0-9] ± [0-9]' ci-3.txt || { echo "FAIL: no ± with --iterations 3"; exit 1; }
+run_var 2
+grep -qE '^sequential ' ci-2.txt || { echo "FAIL: no sequential row with --iterations 2"; exit 1; }
+if grep -q '±' ci-2.txt; then
     echo "FAIL: a ± with only 2 iterations"
     exit 1
 fi
@@ -36,16 +52,17 @@ echo "strategies: thread counts, pinning and CI all as expected"
 # --trace-pinning reports a blocked carrier, with a backtrace through the blocking
 # sleep, for a pinned run, and nothing for a plain green run.
 trace() {
-    mpirun -n 1 "$bin" --quiet --jobs settle --strategies "$1" --trades 60 --carriers 1 \
-        --latency-scale 0.2 --pin-fraction 0.1 --trace-pinning --output "trace-$1.h5" \
-        2>&1 > /dev/null
+    ran "trace-$1" mpirun -n 1 "$bin" --quiet --jobs settle --strategies "$1" --trades 60 \
+        --carriers 1 --latency-scale 0.2 --pin-fraction 0.1 --trace-pinning \
+        --output "trace-$1.h5"
 }
-pinned=$(trace green-pinned)
-echo "$pinned" | grep -qE '^loomdist: carrier 0 pinned by green thread [0-9]+ for [0-9.]+ ms at:' ||
-    { echo "FAIL: green-pinned made no pinning report"; exit 1; }
-echo "$pinned" | grep -q 'ld_settle_block_ns' ||
+trace green-pinned
+grep -qE '^loomdist: carrier 0 pinned by green thread [0-9]+ for [0-9.]+ ms at:' \
+    trace-green-pinned.txt || { echo "FAIL: green-pinned made no pinning report"; exit 1; }
+grep -q 'ld_settle_block_ns' trace-green-pinned.txt ||
     { echo "FAIL: the pinning report has no backtrace through the blocking call"; exit 1; }
-if trace green | grep -q 'pinned by'; then
+trace green
+if grep -q 'pinned by' trace-green.txt; then
     echo "FAIL: a plain green run reported pinning"
     exit 1
 fi

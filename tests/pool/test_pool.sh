@@ -3,18 +3,31 @@
 #   copy, own  every strategy under 200 connections, in that stack mode: counts agree
 #              with the generator's; warm-up capacity kept by pooled (and, with own
 #              stacks, by fresh, whose recycled stacks keep their pages), not trimmed
-#   limited    pooled under a tight memory limit: reported as limited, with the
-#              group's counters (where a memory group can be made)
+#   limited    pooled under a tight memory limit: granted, with the group's counters
 #   shared     models and pool in one run, sharing --mem-limit: one root attribute,
-#              each job granted it
+#              each job granted it (or, where no memory group can be made, each
+#              said to be clamped)
 #   killed     pooled under 2 MiB: OOM-killed, reported with the group's counters,
-#              and the run goes on (where a memory group can be made)
+#              and the run goes on
+# limited and killed are skipped (77) where tests/memory_cgroup.py finds that no
+# memory group can be made; where one can, the limit must be granted and the kill
+# seen.
 #   wrk        fresh driven by wrk, where wrk is installed (else skipped: 77)
 #   bad        past the open-file limit, wrk asked for and missing, a pool option
 #              without the job: each refused with one line and exit 2
 set -eu
 case=$1 loomdist=$2 python=$3 dir=$4/$1
 rm -rf "$dir" && mkdir -p "$dir"
+# Whether a memory group can be made here: "granted" or "refused", for check_pool.py.
+memory=granted
+case $case in
+limited | shared | killed)
+    rc=0
+    "$python" "$(dirname "$0")/../memory_cgroup.py" || rc=$?
+    [ "$rc" = 0 ] || [ "$rc" = 77 ] || exit 1
+    [ "$rc" = 0 ] || memory=refused
+    [ "$rc" = 0 ] || [ "$case" = shared ] || exit 77 ;;
+esac
 common="--jobs pool --connections 200 --think-ms 10 --warmup-s 1 --measure-s 1"
 common="$common --quiet --output $dir/pool.h5"
 case $case in
@@ -60,7 +73,7 @@ bad) # refused before any process starts: exit 2, one line, no file
 *) echo "unknown case $case" >&2; exit 2 ;;
 esac
 grep -q "pool figures" "$dir/table.txt"
-"$python" "$(dirname "$0")/check_pool.py" "$case" "$dir/pool.h5"
+"$python" "$(dirname "$0")/check_pool.py" "$case" "$dir/pool.h5" "$memory"
 # the analysis' table of the same run: a row per strategy, each with its rate
 [ "$case" = copy ] || exit 0
 "$(dirname "$0")/../../analysis/loomdist-pool" -o "$dir/report" "$dir/pool.h5" > /dev/null

@@ -21,3 +21,16 @@ calibrate_local() {
     "$py" "$top/sim/predict.py" platform --template "$top/sim/platforms/local.xml" \
         "$work"/pp?.txt > "$work/local.xml"
 }
+
+# coarse_makespans CSV: every makespan in predict.py validate's CSV within 50% of its
+# measure, whatever LD_SIM_STRICT says. The 10% and 25% bounds are for a quiet machine;
+# a shared one has moved the makespan by 15% at most (README), while a skeleton or
+# calibration that is wrong misses by far more. Prints each miss; status 1 if any.
+coarse_makespans() {
+    awk -F, 'NR > 1 && $6 == "makespan" {
+            e = $9 < 0 ? -$9 : $9
+            if (e > 0.5) { printf "makespan at %s %s off by %+.1f%%\n", $4, $3, $9 * 100; bad = 1 }
+            n++
+        }
+        END { if (!n) print "no makespan in the validation"; exit (bad || !n) }' "$1"
+}
