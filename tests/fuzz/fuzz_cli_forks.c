@@ -11,6 +11,7 @@
 
 #include "fuzz_cli.h"
 
+#include "../../cli/cli.c"
 #include "../../forks/main.c"
 
 /* The options, with the command as where it starts in argv and whether it is one a

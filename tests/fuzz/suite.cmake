@@ -76,14 +76,15 @@ ld_fuzz(wrk_output pool 2048 HARNESS ${LD_FUZZ_DIR}/fuzz_wrk_output.c
 
 # The helper programs' command lines (fuzz_cli.h): each harness includes its program's
 # main.c, and cli/cli.c where the program uses it, so both are under test.
+set(LD_FUZZ_CLI_DEFINES LD_VERSION="${PROJECT_VERSION}" LD_GIT_COMMIT="${LD_GIT_COMMIT}")
 ld_fuzz(cli_clearinghouse http 512 HARNESS ${LD_FUZZ_DIR}/fuzz_cli_clearinghouse.c
-  INCLUDES ${CMAKE_SOURCE_DIR}/cli LIBS ld_jobs ld_runtime)
+  INCLUDES ${CMAKE_SOURCE_DIR}/cli DEFINES ${LD_FUZZ_CLI_DEFINES} LIBS ld_jobs ld_runtime)
 ld_fuzz(cli_load pool 512 HARNESS ${LD_FUZZ_DIR}/fuzz_cli_load.c
-  INCLUDES ${CMAKE_SOURCE_DIR}/cli LIBS ld_runtime)
+  INCLUDES ${CMAKE_SOURCE_DIR}/cli DEFINES ${LD_FUZZ_CLI_DEFINES} LIBS ld_runtime)
 ld_fuzz(cli_pool_server pool 512 HARNESS ${LD_FUZZ_DIR}/fuzz_cli_pool_server.c
-  INCLUDES ${CMAKE_SOURCE_DIR}/cli LIBS ld_jobs ld_runtime)
+  INCLUDES ${CMAKE_SOURCE_DIR}/cli DEFINES ${LD_FUZZ_CLI_DEFINES} LIBS ld_jobs ld_runtime)
 ld_fuzz(cli_forks models 512 HARNESS ${LD_FUZZ_DIR}/fuzz_cli_forks.c
   UNDER_TEST ${CMAKE_SOURCE_DIR}/forks/study.c ${CMAKE_SOURCE_DIR}/forks/jmh.c
-  INCLUDES ${CMAKE_SOURCE_DIR}/forks ${HDF5_INCLUDE_DIRS}
-  DEFINES ${HDF5_C_DEFINITIONS}
+  INCLUDES ${CMAKE_SOURCE_DIR}/forks ${CMAKE_SOURCE_DIR}/cli ${HDF5_INCLUDE_DIRS}
+  DEFINES ${HDF5_C_DEFINITIONS} ${LD_FUZZ_CLI_DEFINES}
   LIBS ld_runtime MPI::MPI_C ${HDF5_C_LIBRARIES})
