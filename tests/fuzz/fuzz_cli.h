@@ -101,7 +101,8 @@ static int fuzz_cli_once(fuzz_cli_parse parse, int argc, char **argv, char **cop
     return verdict;
 }
 
-/* The verdict's output: help prints the usage, bad input one line on stderr. */
+/* The verdict's output: help prints the usage (--version its one line), bad input one
+ * line on stderr. */
 static void fuzz_cli_check_output(int verdict, const fuzz_cli_out *o, const char *program,
                                   const char *bad_ending)
 {
@@ -114,7 +115,9 @@ static void fuzz_cli_check_output(int verdict, const fuzz_cli_out *o, const char
                          "a parse that ran printed something");
         break;
     case 0:
-        fuzz_cli_require(strncmp(o->out, "usage: ", 7) == 0 && o->err[0] == '\0',
+        fuzz_cli_require((strncmp(o->out, "Usage: ", 7) == 0 ||
+                          (strncmp(o->out, program, name) == 0 && o->out[name] == ' ')) &&
+                             o->err[0] == '\0',
                          "help without its usage, or with a message");
         break;
     case 2:
