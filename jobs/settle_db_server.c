@@ -32,6 +32,7 @@ struct ld_settle_db_server {
 static const char watcher_sh[] =
     "bin=$1 addr=$2 port=$3 net=$4 max=$5 pid=\n"
     "d=$(mktemp -d \"${TMPDIR:-/tmp}/loomdist-pg.XXXXXX\") || exit 1\n"
+    "cd / || exit 1\n" /* postgres may not enter the caller's folder */
     "end() {\n"
     "  [ -n \"$pid\" ] && kill -QUIT \"$pid\" 2>/dev/null\n"
     "  while [ -n \"$pid\" ] && kill -0 \"$pid\" 2>/dev/null; do sleep 0.05; done\n"
