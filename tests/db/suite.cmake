@@ -4,9 +4,9 @@
 set(LD_DB_DIR ${CMAKE_CURRENT_LIST_DIR})
 # timeout: each test's own limit, under CTest's, so that its EXIT trap stops its
 # servers (a CTest timeout is a SIGKILL, and the next run reaps what that leaves).
-add_test(NAME db.settle COMMAND timeout -k 20 380 ${LD_DB_DIR}/test_db.sh $<TARGET_FILE:loomdist>
+add_test(NAME db.settle COMMAND timeout -k 20 540 ${LD_DB_DIR}/test_db.sh $<TARGET_FILE:loomdist>
   ${LD_PYTHON} ${CMAKE_CURRENT_BINARY_DIR}/settle-db)
-set_tests_properties(db.settle PROPERTIES LABELS db TIMEOUT 420 RUN_SERIAL TRUE
+set_tests_properties(db.settle PROPERTIES LABELS db TIMEOUT 600 RUN_SERIAL TRUE
   ENVIRONMENT "${LD_MPI_ENV}")
 # db.slurm_rank0: --db-url rank0 across two emulated Slurm nodes (tests/slurm/lib.sh's
 # cluster): the other node's ranks use rank 0's server. Skipped (77) where slurmd
