@@ -38,6 +38,7 @@ url=$("$pglocal" start "$data" "$port") || {
     exit 1
 }
 trap '"$pglocal" stop "$data" > /dev/null 2>&1; rm -rf "$pgdir" "$work.tmp"' EXIT
+trap 'exit 143' TERM # its own limit (timeout): the EXIT trap still stops the server
 psql=$(for d in /usr/lib/postgresql/*/bin; do echo "$d"; done | sort -V | tail -n 1)/psql
 common=(--quiet --jobs settle --trades 240 --fail-rate 0.2 --latency-scale 0.01 --os-threads 16)
 
