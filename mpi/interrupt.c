@@ -56,3 +56,9 @@ void ld_interrupt_written(void)
 {
     note.written = 1;
 }
+
+void ld_interrupt_ending(void)
+{
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+}

@@ -16,4 +16,11 @@ void ld_interrupt_arm(int rank, const char *output);
 /* The results file is in place: an interrupt from now on leaves it alone, and says so. */
 void ld_interrupt_written(void);
 
+/* Every rank agreed the run ends without results, and rank 0 has said why: each rank
+ * now leaves by itself with the agreed status. mpirun ends the job as soon as the first
+ * rank exits non-zero, sending SIGTERM to the ranks still on their way out (and SIGKILL
+ * a second later); from now on SIGINT and SIGTERM are ignored, so that teardown neither
+ * adds a second reason nor takes a rank's own status. */
+void ld_interrupt_ending(void);
+
 #endif

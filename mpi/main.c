@@ -40,11 +40,17 @@ static void say(const char *msg)
     fputc('\n', stderr);
 }
 
-/* Rank 0 says it once; every rank leaves with the same status. */
+/* Rank 0 says it once; every rank leaves with the same status. Every caller with a
+ * non-zero status has the ranks' agreement that the run ends (each check and step
+ * reduces its outcome over all ranks first), so no rank leaves while another still
+ * works, and the launcher's teardown after the first rank exits is no news. */
 static int leave(int rank, int status, const char *msg)
 {
+    if (status != 0)
+        ld_interrupt_ending();
     if (rank == 0 && msg)
         say(msg);
+    fflush(stderr);
     MPI_Finalize();
     return status;
 }
@@ -246,7 +252,7 @@ static int run(MPI_Comm comm, const ld_options *o, int argc, char **argv, ld_pha
     ld_run results = {0};
     char date[32], cmdline[4096];
     ld_cpuinfo cpu;
-    if (ld_node_discover(comm, &node) != 0)
+    if (ld_node_discover(comm, &node) != 0) /* agreed by every rank */
         return leave(rank, 1, "could not discover the node's CPUs");
     if (rank == 0)
         say_setup(o, &node, size);

@@ -54,16 +54,20 @@ static void to_mask(const ld_cpus *c, cpu_mask *m)
         m->bit[c->id[i] / 8] |= (unsigned char)(1u << (c->id[i] % 8));
 }
 
-/* Split the node's CPUs unless the launcher already gave each rank its own. */
+/* Split the node's CPUs unless the launcher already gave each rank its own. The node's
+ * ranks agree first that each could read its CPUs, so none waits in the gather for a
+ * rank that failed. */
 static int split_cpus(MPI_Comm local, ld_node *node)
 {
     ld_cpus mine;
     int rc = ld_cpus_current(&mine);
-    if (rc)
-        return rc;
     cpu_mask m, *all = malloc((size_t)node->local_size * sizeof *all);
-    if (!all)
-        return -1;
+    int ok = rc == 0 && all;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, local);
+    if (!ok) {
+        free(all);
+        return rc ? rc : -1;
+    }
     to_mask(&mine, &m);
     MPI_Allgather(&m, sizeof m, MPI_BYTE, all, sizeof m, MPI_BYTE, local);
     int overlap = 0;
@@ -102,8 +106,12 @@ int ld_node_discover(MPI_Comm comm, ld_node *node)
     memset(node, 0, sizeof *node);
     node_name(node->name);
     char *names = malloc((size_t)size * LD_NODE_NAME_MAX);
-    if (!names)
+    int ok = names != NULL;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    if (!ok) {
+        free(names);
         return -1;
+    }
     MPI_Allgather(node->name, LD_NODE_NAME_MAX, MPI_CHAR, names, LD_NODE_NAME_MAX,
                   MPI_CHAR, comm);
     node->nodes = count_nodes(names, size, rank, &my_node);
@@ -113,7 +121,8 @@ int ld_node_discover(MPI_Comm comm, ld_node *node)
     MPI_Comm_rank(local, &node->local_rank);
     MPI_Comm_size(local, &node->local_size);
     MPI_Allreduce(&node->local_size, &node->ranks_per_node, 1, MPI_INT, MPI_MAX, comm);
-    int rc = node->nodes > 0 ? split_cpus(local, node) : -1;
+    ok = node->nodes > 0 && split_cpus(local, node) == 0;
     MPI_Comm_free(&local);
-    return rc;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    return ok ? 0 : -1;
 }

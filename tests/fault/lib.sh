@@ -6,8 +6,12 @@
 # Runs write absolute --output paths inside the work folder, so a process left over
 # from a test can be told apart from every other process on the machine.
 
+# shellcheck source=../lib/ranks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/ranks.sh"
+
 fails=0
 run_name=setup
+run_ranks=0
 run_rc=0
 run_s=0
 mark_at=$SECONDS
@@ -25,14 +29,27 @@ fresh() {
     cd "$1" || exit 1
 }
 
-# launch NAME COMMAND...: start the command in the background, killed after 120 s in
-# any case, stdout in NAME.out and stderr in NAME.err. Sets run_pid and run_name.
+# launch NAME COMMAND...: start the command in the background, killed after
+# $launch_limit s (default 120) in any case, stdout in NAME.out and stderr in NAME.err.
+# Sets run_pid and run_name.
 launch() {
     run_name=$1
+    run_ranks=0
     shift
     mark
-    timeout -s KILL 120 "$@" > "$run_name.out" 2> "$run_name.err" &
+    timeout -s KILL "${launch_limit:-120}" "$@" > "$run_name.out" 2> "$run_name.err" &
     run_pid=$!
+}
+
+# launch_ranked NAME N ARGS...: launch NAME mpirun -n N ARGS..., each rank's stderr in
+# NAME.rank.<rank> (ranks.sh), mpirun's own in NAME.err; finish_run then appends the
+# ranks' lines to NAME.err, so that lines and expect_lines see them all.
+launch_ranked() {
+    local name=$1 n=$2
+    ranks_to_files "$PWD/$name.rank"
+    shift 2
+    launch "$name" mpirun -n "$n" "${per_rank[@]}" "$@"
+    run_ranks=$n
 }
 
 # mark: the moment from which finish_run counts the run's seconds.
@@ -46,6 +63,16 @@ finish_run() {
     run_rc=0
     wait "$run_pid" || run_rc=$?
     run_s=$((SECONDS - mark_at))
+    if [ "$run_ranks" -gt 0 ]; then
+        ranks_said "$LD_RANK_ERR" "$run_ranks" >> "$run_name.err"
+    fi
+}
+
+# expect_said RANK PATTERN: of the ranks of the last launch_ranked, RANK said a line
+# matching the extended regex once, and no other rank said one.
+expect_said() {
+    local why
+    why=$(said_once -E "$LD_RANK_ERR" "$run_ranks" "$1" "$2") || fail "$why"
 }
 
 # await PATTERN [FILE]: wait up to 60 s for a line of FILE (the run's stderr if none

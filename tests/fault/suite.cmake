@@ -13,7 +13,9 @@ add_test(NAME fault.kill COMMAND ${LD_FAULT_DIR}/test_kill.sh $<TARGET_FILE:loom
   ${LD_FAULT_WORK}/kill)
 add_test(NAME fault.interrupt COMMAND ${LD_FAULT_DIR}/test_interrupt.sh
   $<TARGET_FILE:loomdist> ${LD_FAULT_WORK}/interrupt)
-add_test(NAME fault.disk COMMAND ${LD_FAULT_DIR}/test_disk.sh $<TARGET_FILE:loomdist>
+# timeout: fault.disk's own limit, under CTest's, so that its EXIT trap unmounts.
+add_test(NAME fault.disk COMMAND timeout -k 10 270 ${LD_FAULT_DIR}/test_disk.sh
+  $<TARGET_FILE:loomdist>
   ${LD_FAULT_WORK}/disk)
 add_test(NAME fault.overflow COMMAND ${LD_FAULT_DIR}/test_overflow.sh
   $<TARGET_FILE:loomdist> ${LD_FAULT_WORK}/overflow)

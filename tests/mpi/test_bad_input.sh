@@ -4,25 +4,36 @@
 # Usage: test_bad_input.sh LOOMDIST WORKDIR
 set -uo pipefail
 bin=$(realpath "$1") work=$2
+# shellcheck source=../lib/ranks.sh
+source "$(cd "$(dirname "$0")" && pwd)/../lib/ranks.sh"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 touch a-file
 mkdir a-folder
 fails=0
 
-# expect RANKS MESSAGE ARGS...: run, then check status, message count and leftovers.
+# expect RANKS MESSAGE ARGS...: run (RANKS 0: without mpirun), then check status,
+# leftovers and the message: exactly once, and under mpirun from rank 0 alone, each
+# rank's stderr in a file of its own (ranks.sh).
 expect() {
-    local ranks=$1 message=$2
+    local ranks=$1 message=$2 said
     shift 2
     local launch=()
-    [ "$ranks" -gt 0 ] && launch=(mpirun -n "$ranks")
+    ranks_to_files "$PWD/rank"
+    [ "$ranks" -gt 0 ] && launch=(mpirun -n "$ranks" "${per_rank[@]}")
     rm -f out.h5 out.h5.tmp
     timeout 60 "${launch[@]}" "$bin" --output out.h5 "$@" > stdout.txt 2> stderr.txt
     local rc=$?
-    local count
-    count=$(grep -cF -- "loomdist: $message" stderr.txt)
-    if [ "$rc" != 2 ] || [ "$count" != 1 ] || [ -s stdout.txt ] || [ -e out.h5 ] ||
+    if [ "$ranks" -gt 0 ]; then
+        said=$(said_once -F "$PWD/rank" "$ranks" 0 "loomdist: $message")
+        ranks_said "$PWD/rank" "$ranks" >> stderr.txt
+    elif [ "$(grep -cF -- "loomdist: $message" stderr.txt)" != 1 ]; then
+        said="the message is not there once"
+    else
+        said=
+    fi
+    if [ "$rc" != 2 ] || [ -n "$said" ] || [ -s stdout.txt ] || [ -e out.h5 ] ||
         [ -e out.h5.tmp ]; then
-        echo "FAIL (ranks=$ranks, $*): status $rc, message seen $count times," \
+        echo "FAIL (ranks=$ranks, $*): status $rc, ${said:-the message once}," \
             "stdout $(wc -c < stdout.txt) bytes; stderr:"
         sed 's/^/    /' stderr.txt
         fails=$((fails + 1))

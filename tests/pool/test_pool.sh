@@ -61,8 +61,10 @@ bad) # refused before any process starts: exit 2, one line, no file
     refused "ulimit -Hn" sh -c "ulimit -n 1000 && exec $loomdist $common --connections 2000"
     mkdir "$dir/bin" # what PATH had, less wrk (mpirun's own programs stay)
     for dir_on_path in $(echo "$PATH" | tr : ' '); do
-        for f in "$dir_on_path"/*; do
-            [ "${f##*/}" = wrk ] || [ -e "$dir/bin/${f##*/}" ] || ln -s "$f" "$dir/bin/"
+        for f in "$dir_on_path"/*; do # an empty folder gives the pattern itself
+            [ -e "$f" ] || continue
+            [ "${f##*/}" = wrk ] || [ -e "$dir/bin/${f##*/}" ] || [ -L "$dir/bin/${f##*/}" ] ||
+                ln -s "$f" "$dir/bin/"
         done
     done
     refused "wrk is not on PATH" env PATH="$dir/bin" "$loomdist" $common --load wrk

@@ -7,24 +7,29 @@
 set -uo pipefail
 bin=$(realpath "$1") ch=$(realpath "$2") work=$3
 . "$(cd "$(dirname "$0")" && pwd)/clearinghouse.sh"
+# shellcheck source=../lib/ranks.sh
+. "$(cd "$(dirname "$0")" && pwd)/../lib/ranks.sh"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 fails=0
 
-# expect STATUS MESSAGE ARGS...: the status, the message exactly once, no other line of
-# loomdist's but the run's failure, nothing on stdout, no file.
+# expect STATUS MESSAGE ARGS...: the status, the message once and from rank 0 alone
+# (each rank's stderr in a file of its own, ranks.sh), no other line of loomdist's but
+# the run's failure, nothing on stdout, no file.
 expect() {
-    local status=$1 message=$2
+    local status=$1 message=$2 said others
     shift 2
     rm -f out.h5 out.h5.tmp
-    timeout 60 mpirun -n 2 "$bin" --quiet --jobs settle --trades 40 --latency-scale 0.01 \
-        --output out.h5 "$@" > stdout.txt 2> stderr.txt
-    local rc=$? count others
-    count=$(grep -cF -- "loomdist: $message" stderr.txt)
+    ranks_to_files "$PWD/rank"
+    timeout 60 mpirun -n 2 "${per_rank[@]}" "$bin" --quiet --jobs settle --trades 40 \
+        --latency-scale 0.01 --output out.h5 "$@" > stdout.txt 2> stderr.txt
+    local rc=$?
+    said=$(said_once -F "$PWD/rank" 2 0 "loomdist: $message")
+    ranks_said "$PWD/rank" 2 >> stderr.txt
     others=$(grep '^loomdist: ' stderr.txt | grep -vF -- "loomdist: $message" |
         grep -vc '^loomdist: the run failed; no results file$')
-    if [ "$rc" != "$status" ] || [ "$count" != 1 ] || [ "$others" != 0 ] ||
+    if [ "$rc" != "$status" ] || [ -n "$said" ] || [ "$others" != 0 ] ||
         [ -s stdout.txt ] || [ -e out.h5 ] || [ -e out.h5.tmp ]; then
-        echo "FAIL ($*): status $rc, message seen $count times, $others other lines," \
+        echo "FAIL ($*): status $rc, ${said:-the message once}, $others other lines," \
             "stdout $(wc -c < stdout.txt) bytes; stderr:"
         sed 's/^/    /' stderr.txt
         fails=$((fails + 1))

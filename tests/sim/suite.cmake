@@ -44,9 +44,11 @@ set_tests_properties(sim.ranges PROPERTIES LABELS "mpi;sim" TIMEOUT 180 RUN_SERI
 
 # The skeleton against the local Slurm cluster's runs on 1 to 3 nodes (skips where
 # SimGrid or Slurm is absent). RUN_SERIAL: it starts daemons and loads every core.
-add_test(NAME sim.slurm_validate COMMAND ${LD_SIM_TEST_DIR}/test_slurm_validate.sh
+# timeout: its own limit, under CTest's, so that its EXIT trap stops the cluster.
+add_test(NAME sim.slurm_validate COMMAND timeout -k 20 500
+  ${LD_SIM_TEST_DIR}/test_slurm_validate.sh
   $<TARGET_FILE:loomdist> $<TARGET_FILE:loomdist-pingpong> "${LD_SIM_SKELETON}"
   ${LD_PYTHON}
   ${CMAKE_CURRENT_BINARY_DIR}/sim-slurm-validate)
-set_tests_properties(sim.slurm_validate PROPERTIES LABELS "sim;slurm;timing" TIMEOUT 300
+set_tests_properties(sim.slurm_validate PROPERTIES LABELS "sim;slurm;timing" TIMEOUT 560
   RUN_SERIAL TRUE SKIP_RETURN_CODE 77 ENVIRONMENT "${LD_MPI_ENV}")

@@ -107,6 +107,7 @@ main() {
     local start=$SECONDS
     require_smpi "$SKEL"
     require_slurm
+    reap_leftovers
     rm -rf -- "$WORK" && mkdir -p -- "$WORK"
     trap cleanup EXIT
     trap 'exit 130' INT

@@ -66,6 +66,14 @@ EOF
     [[ -n $PORTS ]] || { echo "FAIL: no free ports for the test cluster"; exit 1; }
 }
 
+# A cluster that an earlier run of this test left behind (killed at CTest's timeout,
+# where no EXIT trap runs) is stopped by the pids its state folder recorded, before
+# the folder goes: never by killing daemons by name, which may be another test's.
+reap_leftovers() {
+    [[ -d $STATE ]] || return 0
+    "$CLUSTER" --state "$STATE" stop >/dev/null 2>&1 || true
+}
+
 # Start the emulated cluster and point this shell at it. Slurm variables from
 # an enclosing allocation (the test itself may run in a job) must not leak in.
 start_cluster() {

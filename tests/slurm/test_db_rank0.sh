@@ -35,6 +35,8 @@ PORTS=""
 FAILURES=0
 # shellcheck source=tests/slurm/lib.sh
 source "$SRC/tests/slurm/lib.sh"
+# shellcheck source=tests/lib/tmp.sh
+source "$SRC/tests/lib/tmp.sh"
 
 # No private server of the job's left: no process naming its folder, nothing in
 # it (the watcher stops it when rank 0 ends; 15 s at most).
@@ -82,11 +84,14 @@ main() {
     local start=$SECONDS
     require_slurm
     [[ -x $BIN ]] || { echo "FAIL: loomdist binary $BIN is not executable"; exit 1; }
+    reap_leftovers
+    # rank 0's server, as postgres, in a folder it can reach (tests/lib/tmp.sh).
+    TMPDIR=$(reaped_tmp "$WORK.tmp") || exit 1
+    export TMPDIR
     rm -rf -- "$WORK"
-    mkdir -p -- "$WORK/pg"
-    chmod 0755 "$WORK" "$WORK/pg"
-    export TMPDIR=$WORK/pg
-    trap cleanup EXIT
+    mkdir -p -- "$WORK"
+    # shellcheck disable=SC2154 # rc: set in the trap itself
+    trap 'rc=$?; rm -rf -- "$TMPDIR" "$WORK.tmp"; (exit "$rc"); cleanup' EXIT
     trap 'exit 130' INT
     trap 'exit 143' TERM
     pick_ports

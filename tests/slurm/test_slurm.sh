@@ -219,6 +219,7 @@ main() {
     require_slurm
     [[ -x $BIN ]] || { echo "FAIL: loomdist binary $BIN is not executable"; exit 1; }
     find_python
+    reap_leftovers
     rm -rf -- "$WORK"
     mkdir -p -- "$WORK" "$PRIVATE"
     chmod 0700 "$PRIVATE"

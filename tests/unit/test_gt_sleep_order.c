@@ -157,7 +157,9 @@ static void test_sleep_order(void)
                   (unsigned long long)(a->ns / MS), (unsigned long long)(x->ns / MS));
         }
     }
-    CHECK(late_max < 250 * MS, "a sleeper woke %llu ms late",
+    /* A margin for CPUs busy with other work (a sleeper 676 ms late beside two pinned
+     * busy loops on a loaded 2-CPU machine); a lost wake-up is never woken at all. */
+    CHECK(late_max < 2000 * MS, "a sleeper woke %llu ms late",
           (unsigned long long)(late_max / MS));
 }
 
