@@ -108,7 +108,7 @@ int ld_node_discover(MPI_Comm comm, ld_node *node)
     char *names = malloc((size_t)size * LD_NODE_NAME_MAX);
     int ok = names != NULL;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
-    if (!ok) {
+    if (!ok || !names) { /* the same on every rank: names is NULL only where ok was 0 */
         free(names);
         return -1;
     }

@@ -6,8 +6,8 @@
 
 #include "fuzz_cli.h"
 
-#include "../../cli/cli.c"
-#include "../../clearinghouse/main.c"
+#include "../../cli/cli.c"            // NOLINT(bugprone-suspicious-include)
+#include "../../clearinghouse/main.c" // NOLINT(bugprone-suspicious-include)
 
 typedef struct ch_opts {
     struct sockaddr_storage ss;
