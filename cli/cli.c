@@ -26,9 +26,11 @@ void ld_cli_bad(const char *fmt, ...)
     exit(2);
 }
 
+/* Through stdout by name, as ld_cli_bad writes stderr: the fuzz harnesses
+ * (tests/fuzz/fuzz_cli.h) catch both streams by redefining them. */
 void ld_cli_version(void)
 {
-    printf("%s %s (git %s)\n", ld_cli_program, LD_VERSION, LD_GIT_COMMIT);
+    fprintf(stdout, "%s %s (git %s)\n", ld_cli_program, LD_VERSION, LD_GIT_COMMIT);
 }
 
 /* Digits only: strtoull would take a sign, spaces and a wrap-around for them. */
