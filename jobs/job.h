@@ -31,10 +31,15 @@
 
 /* Limits the driver's fixed tables rely on; registry.c and the unit tests check them. */
 #define LD_MAX_JOBS 16
-#define LD_MAX_STRATEGIES 32  /* per job: a job's selection is a 32-bit mask */
-#define LD_MAX_OPTS 64        /* per job: the options given are a 64-bit mask */
-#define LD_JOB_CONFIG_MAX 512 /* bytes of a job's own config struct */
-#define LD_JOB_RESULT_MAX 64  /* bytes of a job's per-task result struct */
+#define LD_MAX_STRATEGIES 32   /* per job: a job's selection is a 32-bit mask */
+#define LD_MAX_OPTS 64         /* per job: the options given are a 64-bit mask */
+#define LD_JOB_CONFIG_MAX 1024 /* bytes of a job's own config struct */
+#define LD_JOB_RESULT_MAX 64   /* bytes of a job's per-task result struct */
+
+/* A job's config_size: its config struct's, which must fit the driver's table of
+ * LD_JOB_CONFIG_MAX bytes: a larger one fails to compile (an array of size -1). */
+#define LD_JOB_CONFIG_SIZE(type)                                                         \
+    (sizeof(type) + 0 * sizeof(char[sizeof(type) <= LD_JOB_CONFIG_MAX ? 1 : -1]))
 
 /* The number of entries of a declared table. */
 #define LD_LEN(table) (sizeof(table) / sizeof((table)[0]))
@@ -51,7 +56,8 @@ enum ld_opt_type {
                       char[LD_OPT_TEXT_MAX]; its default is choices[def] */
 };
 
-#define LD_OPT_TEXT_MAX 128
+#define LD_OPT_TEXT_MAX 256 /* a postgresql:// URL with its user, password and options   \
+                             */
 
 enum ld_opt_flags {
     LD_OPT_RESULT = 1, /* changes a result: written as a root attribute of the file,

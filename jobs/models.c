@@ -102,7 +102,7 @@ const ld_job ld_models_job = {
     .nstrategies = LD_LEN(models_strategies),
     .opts = models_opts,
     .nopts = LD_LEN(models_opts),
-    .config_size = sizeof(ld_models_config),
+    .config_size = LD_JOB_CONFIG_SIZE(ld_models_config),
     .table = {LD_TABLE_TIME, LD_TABLE_OPS, LD_TABLE_LIMIT, LD_TABLE_THREADS,
               LD_TABLE_MEMORY},
     .reports = {LD_REPORT_BOUND, LD_REPORT_FIGURES},

@@ -21,6 +21,7 @@
 #include "ompi_env.h"
 #include "options.h"
 #include "partition.h"
+#include "pg.h"
 #include "phases.h"
 #include "resources.h"
 #include "room.h"
@@ -142,13 +143,19 @@ static int room_to_write(MPI_Comm comm, const ld_options *o)
     return ok ? 0 : -1;
 }
 
+/* The command line as the results file keeps it, which anyone who can read the file
+ * sees: a word that holds a URL or a password= (--db-url's value, however the option
+ * was spelled) has its user information and password masked, as messages show it. */
 static void join_argv(int argc, char **argv, char *out, size_t len)
 {
+    char shown[4096]; /* a word, as long as the whole line may be */
+
     out[0] = '\0';
     for (int i = 0; i < argc; i++) {
+        ld_pg_word_mask(argv[i], shown, sizeof shown);
         if (i)
             strncat(out, " ", len - strlen(out) - 1);
-        strncat(out, argv[i], len - strlen(out) - 1);
+        strncat(out, shown, len - strlen(out) - 1);
     }
 }
 

@@ -3,6 +3,7 @@
 #include "options.h"
 
 #include "gt.h"
+#include "pg.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -189,17 +190,25 @@ static int parse_choice(const ld_opt *opt, const char *v, int *out, char *err,
 }
 
 /* A word: 1 to LD_OPT_TEXT_MAX - 1 bytes, none of them a space or a control character.
- * What the word may say is the job's check's to judge. */
+ * What the word may say is the job's check's to judge. A refusal quotes the value with
+ * any URL's user information and password masked (the word may be --db-url's), and
+ * gives only the length of one too long to be a word. */
 static int parse_text(const ld_opt *opt, const char *v, char *out, char *err,
                       size_t errlen)
 {
+    char shown[LD_OPT_TEXT_MAX + 16];
     size_t len = strlen(v);
-    int word = len > 0 && len < LD_OPT_TEXT_MAX;
+    if (len >= LD_OPT_TEXT_MAX)
+        return fail(err, errlen, "--%s takes %s: a word of 1 to %d bytes, not %zu bytes",
+                    opt->name, opt->metavar, LD_OPT_TEXT_MAX - 1, len);
+    int word = len > 0;
     for (const char *c = v; word && *c; c++)
         word = (unsigned char)*c > 0x20 && *c != 0x7f;
-    if (!word)
+    if (!word) {
+        ld_pg_word_mask(v, shown, sizeof shown);
         return fail(err, errlen, "--%s takes %s: a word of 1 to %d bytes, not '%s'",
-                    opt->name, opt->metavar, LD_OPT_TEXT_MAX - 1, v);
+                    opt->name, opt->metavar, LD_OPT_TEXT_MAX - 1, shown);
+    }
     memcpy(out, v, len + 1);
     return 0;
 }

@@ -129,13 +129,21 @@ void ld_pg_url_mask(const char *url, char *out, size_t len)
     /* Then the rest, each password=VALUE of the query masked. */
     for (const char *p = rest; *p;) {
         const char *key = strstr(p, "password=");
-        int is_key = key && (key == url || strchr("?& ", key[-1]) != NULL);
+        int is_key = key && (key == url || strchr("?& =", key[-1]) != NULL);
         const char *end = key ? key + 9 : p + strlen(p);
         put(out, len, &used, p, (size_t)(end - p));
         p = end;
         if (key && is_key) {
             put(out, len, &used, "***", 3);
-            p += strcspn(p, "&#");
+            p += strcspn(p, "&# ");
         }
     }
+}
+
+void ld_pg_word_mask(const char *word, char *out, size_t len)
+{
+    if (strstr(word, "://") || strstr(word, "password="))
+        ld_pg_url_mask(word, out, len);
+    else if (out && len > 0)
+        snprintf(out, len, "%s", word);
 }

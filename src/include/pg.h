@@ -39,6 +39,11 @@ int ld_pg_connect(PGconn **out, const char *url, const char *password,
  * and any password= of its query string masked as "***". */
 void ld_pg_url_mask(const char *url, char *out, size_t len);
 
+/* word as a message or a results file may show it: masked as a URL when it holds a
+ * "://" or a "password=" (it may be a URL or a connection string given in an option,
+ * or part of a command line), else copied; cut at len. */
+void ld_pg_word_mask(const char *word, char *out, size_t len);
+
 /* Run sql (no parameters) on c and wait for it: 0, or -EIO with the server's why. */
 int ld_pg_exec(PGconn *c, const char *sql, char *why, size_t len);
 

@@ -94,6 +94,20 @@ left=$("$psql" -At "$url" -c "SELECT count(*) FROM pg_namespace WHERE nspname LI
 loomdist 1 carriers --db postgres --db-url "$url" --carriers 2 --strategies green,callbacks ||
     fail "green,callbacks: $(cat carriers.err)"
 "$py" "$here/check_figures.py" backends carriers.h5 3 || fail "green,callbacks opened more than they need"
+# A password in the URL is what libpq uses, and the results file's command line, which
+# anyone who can read the file sees, shows it masked.
+pw=$(cut -d: -f5 "$PGPASSFILE")
+PGPASSFILE=/dev/null loomdist 1 inurl --db postgres \
+    --db-url "postgresql://postgres:$pw@127.0.0.1:$port/postgres?password=$pw" ||
+    fail "a URL with its password: $(cat inurl.err)"
+shown=$("$py" -c 'import h5py, sys
+c = h5py.File(sys.argv[1], "r").attrs["command_line"]
+print(c.decode() if isinstance(c, bytes) else c)' "$work/inurl.h5")
+case $shown in
+*"$pw"*) fail "the results file's command line holds the password: $shown" ;;
+*"postgresql://***@127.0.0.1:$port/postgres?password=***"*) ;;
+*) fail "the results file's command line does not show the URL masked: $shown" ;;
+esac
 
 # A run that would not fit: refused before any work, naming what to lower; no schema.
 expect_refused() {
