@@ -5,6 +5,7 @@
 #                         batch script, the sweep, the local cluster), sim/ (predict.py
 #                         and the SimGrid platforms)
 #   P/share/man/man1      a man page per command (cmake/man.cmake)
+#   P/share/doc/loomdist  README.md, ARCHITECTURE.md and docs/ (docs/install.md)
 # Nothing installed names the source or build tree: the analysis' commands find their
 # package from where they really lie, and settle.sbatch is told its loomdist here.
 include(GNUInstallDirs)
@@ -56,5 +57,7 @@ install(PROGRAMS ${PROJECT_SOURCE_DIR}/sim/predict.py DESTINATION ${LD_SHARE}/si
 file(GLOB LD_PLATFORMS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/sim/platforms/*.xml)
 install(FILES ${LD_PLATFORMS} DESTINATION ${LD_SHARE}/sim/platforms)
 
+# The README, the code's map and the reference pages they link to, as in the source tree.
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/ARCHITECTURE.md
   DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs DESTINATION ${CMAKE_INSTALL_DOCDIR})

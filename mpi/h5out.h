@@ -5,7 +5,7 @@
  * gathered to rank 0 in one call each and written there alone. The
  * file is written under a temporary name and renamed only when every rank succeeded,
  * so a crash or an error never leaves a half file under the output name. The layout
- * is the one README.md documents: one dataset per column.
+ * is the one docs/schema.md documents: one dataset per column.
  */
 #ifndef LD_H5OUT_H
 #define LD_H5OUT_H

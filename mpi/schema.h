@@ -1,6 +1,6 @@
 /* schema.h: the results file's layout as the jobs declare it, printed as Markdown.
  *
- * `loomdist --schema` prints it; README.md's HDF5 section holds the same text between
+ * `loomdist --schema` prints it; docs/schema.md holds the same text between
  * two markers, and a test keeps them equal, so the documented schema is the written
  * one. The fixed groups (/ranks, /trades) and the attributes that are no option are
  * documented by hand beside it.

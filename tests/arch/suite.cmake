@@ -6,14 +6,19 @@ add_test(NAME arch.driver_generic COMMAND ${LD_ARCH_DIR}/test_driver_generic.sh
   ${CMAKE_SOURCE_DIR}/mpi ${CMAKE_SOURCE_DIR}/jobs/registry.c)
 set_tests_properties(arch.driver_generic PROPERTIES LABELS arch TIMEOUT 30)
 
-# README.md's schema block is what the jobs declare, as `loomdist --schema` prints it.
-add_test(NAME arch.schema_readme COMMAND ${LD_ARCH_DIR}/test_schema_readme.sh
-  $<TARGET_FILE:loomdist> ${CMAKE_SOURCE_DIR}/README.md)
-set_tests_properties(arch.schema_readme PROPERTIES LABELS arch TIMEOUT 30
+# docs/schema.md's schema block is what the jobs declare, as `loomdist --schema` prints it.
+add_test(NAME arch.schema_doc COMMAND ${LD_ARCH_DIR}/test_schema_doc.sh
+  $<TARGET_FILE:loomdist> ${CMAKE_SOURCE_DIR}/docs/schema.md)
+set_tests_properties(arch.schema_doc PROPERTIES LABELS arch TIMEOUT 30
   ENVIRONMENT "${LD_MPI_ENV}")
 
-# README.md's usage table names every option --help lists.
-add_test(NAME arch.usage_readme COMMAND ${LD_ARCH_DIR}/test_usage_readme.sh
-  $<TARGET_FILE:loomdist> ${CMAKE_SOURCE_DIR}/README.md)
-set_tests_properties(arch.usage_readme PROPERTIES LABELS arch TIMEOUT 30
+# docs/options.md is scripts/gen-docs' page of `loomdist --help`, and README.md's
+# table of the most used options names real ones.
+add_test(NAME arch.options_doc COMMAND ${LD_ARCH_DIR}/test_options_doc.sh
+  $<TARGET_FILE:loomdist> ${CMAKE_SOURCE_DIR})
+set_tests_properties(arch.options_doc PROPERTIES LABELS arch TIMEOUT 30
   ENVIRONMENT "${LD_MPI_ENV}")
+
+# Every relative link of README.md, ARCHITECTURE.md, docs/ and results/ resolves.
+add_test(NAME arch.doc_links COMMAND ${LD_ARCH_DIR}/test_doc_links.sh ${CMAKE_SOURCE_DIR})
+set_tests_properties(arch.doc_links PROPERTIES LABELS arch TIMEOUT 30)

@@ -5,7 +5,7 @@
 # build keeps it passing. A clang build with LD_ASAN also builds the libFuzzer target
 # and fuzzes for LD_FUZZ_SECONDS from that corpus (LABEL.fuzz_NAME); new inputs it
 # finds go to the build folder (fuzz-found/NAME); the ones worth keeping are merged
-# into the corpus by hand (README, "Fuzzing").
+# into the corpus by hand (docs/reliability.md says how).
 set(LD_FUZZ_DIR ${CMAKE_CURRENT_LIST_DIR})
 set(LD_FUZZ_SECONDS 20 CACHE STRING "Seconds each fuzz target fuzzes for")
 set(LD_FUZZ_CLANG OFF)

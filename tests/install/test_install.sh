@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cmake --install into a temporary prefix, outside the source and build trees: the
-# layout is what README.md says, no installed text file names either tree, and from
+# layout is what docs/install.md says, no installed text file names either tree, and from
 # a folder of its own, with the trees off PATH, the installed loomdist runs, its
 # loomdist-report reads the file, the installed settle.sbatch finds the installed
 # loomdist (not on PATH), and every command's man page renders.
@@ -30,6 +30,9 @@ for f in analysis/__init__.py analysis/__main__.py analysis/_version.py analysis
 done
 extra=$(find "$prefix/bin" -mindepth 1 -printf '%f\n' | sort | comm -13 <(printf '%s\n' "${commands[@]}" | sort) -)
 [[ -z $extra ]] || fail "bin holds what this test does not know: $extra"
+for f in README.md ARCHITECTURE.md docs/install.md docs/options.md docs/schema.md; do
+    [[ -f $prefix/share/doc/loomdist/$f ]] || fail "share/doc/loomdist/$f is not installed"
+done
 
 # No installed text names the trees it came from (binaries keep their debug info's
 # source paths, which name nothing they open).

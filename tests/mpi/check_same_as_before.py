@@ -6,7 +6,7 @@ failed checks, VaRs) are equal bit for bit; every root attribute keeps its value
 as a str where it was a byte string. What is new: a unit on every dataset, the result
 options as root attributes, iteration_kept. Timings differ run to run and are compared
 by shape only. Schema 2 dropped two /trades columns, which must follow exactly from
-what it kept, as the README says."""
+what it kept, as docs/schema.md says."""
 import sys
 
 import h5py

@@ -24,7 +24,8 @@ calibrate_local() {
 
 # coarse_makespans CSV: every makespan in predict.py validate's CSV within 50% of its
 # measure, whatever LD_SIM_STRICT says. The 10% and 25% bounds are for a quiet machine;
-# a shared one has moved the makespan by 15% at most (README), while a skeleton or
+# a shared one has moved the makespan by 15% at most
+# (results/2026-12-03-amd-epyc-sim-validation.md), while a skeleton or
 # calibration that is wrong misses by far more. Prints each miss; status 1 if any.
 coarse_makespans() {
     awk -F, 'NR > 1 && $6 == "makespan" {
