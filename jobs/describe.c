@@ -1,5 +1,5 @@
 /* describe.c: reading what a job declares about itself: option values and defaults,
- * column sizes, the reports it asks for. */
+ * column sizes, the reports it asks for, its tasks and their stacks. */
 #include "job.h"
 
 #include <stdio.h>
@@ -127,4 +127,22 @@ int64_t ld_job_bound(const ld_job *job, const void *opts, const ld_strategy *s,
                      int64_t bound_ns)
 {
     return job->strategy_bound ? job->strategy_bound(opts, s, bound_ns) : bound_ns;
+}
+
+uint64_t ld_job_tasks(const ld_job *job, const ld_job_config *cfg, uint64_t trades)
+{
+    return job->tasks ? job->tasks(cfg) : trades;
+}
+
+const char *ld_job_tasks_option(const ld_job *job)
+{
+    return job->tasks ? job->tasks_option : "trades";
+}
+
+uint64_t ld_job_stacks(const ld_job *job, const ld_job_config *cfg, const ld_strategy *s,
+                       uint64_t n)
+{
+    if (job->stacks)
+        return job->stacks(cfg, s, n);
+    return s->threading == LD_ON_CARRIERS ? n : 0;
 }

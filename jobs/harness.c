@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Sample the thread count every millisecond: a pool's threads live for the whole run,
  * and a sampler any faster would cost a visible share of a core. */
@@ -18,14 +19,42 @@ int ld_figure_add(ld_figures *f, const char *name, double value, const char *uni
     return 0;
 }
 
-/* Stacks for one green thread per task, faulted in before the clock starts, as a JVM
- * pre-touches its heap: what is measured is scheduling, not the kernel zeroing pages.
- * The memory still counts, in the run's peak RSS. */
-static int reserve_stacks(const ld_job_config *cfg, const ld_strategy *s, size_t n)
+uint64_t ld_job_stack_bytes(const ld_job_config *cfg)
 {
-    if (s->threading != LD_ON_CARRIERS || cfg->stacks == NULL || cfg->cold_stacks)
+    long page = sysconf(_SC_PAGESIZE);
+    if (cfg->stack_mode == LD_STACK_COPY)
+        return LD_GT_STACK_CHUNK;
+    return (uint64_t)cfg->stack_size + (page > 0 ? (uint64_t)page : 4096u);
+}
+
+int ld_job_strategy_open(ld_job_config *cfg)
+{
+    cfg->stacks = NULL;
+    cfg->kept = NULL;
+    int rc = ld_stack_depot_create(&cfg->stacks, cfg->stack_size, cfg->stack_mode);
+    return rc == 0 ? ld_carriers_keep(&cfg->kept) : rc;
+}
+
+/* The carriers end first: their schedulers hold stacks of the depot. */
+void ld_job_strategy_close(ld_job_config *cfg)
+{
+    ld_carriers_end(cfg->kept);
+    if (cfg->stacks)
+        ld_stack_depot_destroy(cfg->stacks);
+    cfg->kept = NULL;
+    cfg->stacks = NULL;
+}
+
+/* The stacks the strategy needs for the job's tasks, faulted in before the clock
+ * starts, as a JVM pre-touches its heap: what is measured is scheduling, not the
+ * kernel zeroing pages. The memory still counts, in the run's peak RSS. */
+static int reserve_stacks(const ld_job *job, const ld_job_config *cfg,
+                          const ld_strategy *s, size_t trades)
+{
+    if (cfg->stacks == NULL || cfg->cold_stacks)
         return 0;
-    return ld_stack_depot_reserve(cfg->stacks, n);
+    uint64_t n = ld_job_stacks(job, cfg, s, ld_job_tasks(job, cfg, trades));
+    return n ? ld_stack_depot_reserve(cfg->stacks, (size_t)n) : 0;
 }
 
 /* The strategy alone under the probe: its clock starts after the probe's. */
@@ -62,7 +91,7 @@ int ld_job_measure(const ld_job *job, const ld_strategy *s, const ld_job_config 
     int rc = job->enter ? job->enter(cfg, s, &run, figures, &scope) : 0;
     if (rc)
         return rc;
-    rc = reserve_stacks(&run, s, n);
+    rc = reserve_stacks(job, &run, s, n);
     ld_job_input in = {.cfg = &run,
                        .trades = trades,
                        .n = n,

@@ -56,8 +56,8 @@ enum ld_opt_type {
                       char[LD_OPT_TEXT_MAX]; its default is choices[def] */
 };
 
-#define LD_OPT_TEXT_MAX 256 /* a postgresql:// URL with its user, password and options   \
-                             */
+/* Room for a postgresql:// URL with its user, password and options. */
+#define LD_OPT_TEXT_MAX 256
 
 enum ld_opt_flags {
     LD_OPT_RESULT = 1, /* changes a result: written as a root attribute of the file,
@@ -252,7 +252,8 @@ typedef struct ld_job {
     /* Pairs of its options that contradict each other, ended by {NULL}; NULL: none. */
     const ld_opt_conflict *conflicts;
 
-    const ld_column *columns; /* per-task results, in a result_size struct */
+    const ld_column *columns; /* per-task results, in a result_size struct, a row per
+                                 trade: a job with tasks of its own declares none */
     size_t ncolumns;
     size_t result_size;
 
@@ -286,8 +287,21 @@ typedef struct ld_job {
     /* On rank 0, once every rank is done with the job (its last strategy, or a failure
      * after share succeeded): undo share, when it left a state. */
     void (*unshare)(void *state);
-    /* The resident bytes its heaviest strategy needs for n tasks, for the check made
-     * before a run; NULL when that is small. */
+    /* --- Tasks: what the driver checks before any work, each refusal naming the
+     * option that sets how many. A job's tasks are by default its trades: one per
+     * trade of the rank's share of --trades, so a run needs a trade per rank. A job
+     * with tasks of its own counts them in `tasks` (those of one rank under cfg) and
+     * names in tasks_option the option of its own that sets them ("tasks", without
+     * "--"); it uses no trades, and runs on any number of ranks. */
+    uint64_t (*tasks)(const ld_job_config *cfg);
+    const char *tasks_option;
+    /* The green-thread stacks strategy s needs for the rank's n tasks: the harness
+     * reserves them in cfg->stacks before the clock (unless cfg->cold_stacks), and the
+     * driver checks their address space. NULL: one per task for a carrier strategy,
+     * none for the others. */
+    uint64_t (*stacks)(const ld_job_config *cfg, const ld_strategy *s, uint64_t n);
+    /* The resident bytes its heaviest strategy needs for the rank's n tasks, for the
+     * check made before a run; NULL when that is small. */
     uint64_t (*resident_bytes)(const ld_job_config *cfg, size_t n);
     /* LD_ON_OWN strategies: the OS threads they run on under cfg. */
     unsigned (*threads_fn)(const ld_job_config *cfg, const ld_strategy *s);
@@ -342,6 +356,22 @@ int ld_job_reports(const ld_job *job, enum ld_report r);
 /* The bytes of one task's row across the job's declared columns. */
 size_t ld_job_row_bytes(const ld_job *job);
 
+/* The tasks job runs on a rank under cfg, given the rank's trades: its own, or one per
+ * trade. */
+uint64_t ld_job_tasks(const ld_job *job, const ld_job_config *cfg, uint64_t trades);
+
+/* The option that sets how many tasks job runs, without "--": its tasks_option, or
+ * "trades". */
+const char *ld_job_tasks_option(const ld_job *job);
+
+/* The green-thread stacks strategy s of job needs for n tasks (its stacks hook). */
+uint64_t ld_job_stacks(const ld_job *job, const ld_job_config *cfg, const ld_strategy *s,
+                       uint64_t n);
+
+/* The address space one stack of those takes under cfg: in copy mode a chunk, else
+ * the stack and its guard page. */
+uint64_t ld_job_stack_bytes(const ld_job_config *cfg);
+
 /* Strategy s's lower bound under the job's options opts, from prepare's bound_ns. */
 int64_t ld_job_bound(const ld_job *job, const void *opts, const ld_strategy *s,
                      int64_t bound_ns);
@@ -354,10 +384,20 @@ unsigned ld_job_threads(const ld_job *job, const ld_job_config *cfg,
  * or repeated round-robin when it is larger. */
 void ld_job_worker_cpus(const ld_job_config *cfg, ld_cpus *out);
 
+/* What a strategy keeps across its iterations, in *cfg: a depot of stacks
+ * (cfg->stacks) and a holder for its carriers (cfg->kept), so that its runs reuse the
+ * stacks and carrier threads, as a JVM's iterations reuse its heap and carriers; 0, or
+ * a negative errno with whatever was made left for ld_job_strategy_close. */
+int ld_job_strategy_open(ld_job_config *cfg);
+
+/* End the carriers, then the stacks they hold: what ld_job_strategy_open made. */
+void ld_job_strategy_close(ld_job_config *cfg);
+
 /* Run one strategy once, measured: metrics cover exactly the run, and figures (which
- * may be NULL) receive whatever named figures it reports. results has room for n of
- * the job's result structs. A carrier strategy finds cfg->stacks holding a stack per
- * task, reserved before the clock, unless cfg->cold_stacks. */
+ * may be NULL) receive whatever named figures it reports. n is the rank's trades, and
+ * results has room for n of the job's result structs. A strategy finds cfg->stacks
+ * holding the stacks it needs for the job's tasks (ld_job_stacks), reserved before
+ * the clock, unless cfg->cold_stacks. */
 int ld_job_measure(const ld_job *job, const ld_strategy *s, const ld_job_config *cfg,
                    const ld_trade *trades, size_t n, const void *prepared, void *results,
                    ld_metrics *m, ld_figures *figures);

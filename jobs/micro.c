@@ -35,14 +35,18 @@ int ld_micro_run_green(const ld_sched_config *cfg, ld_micro_body fn, void *arg)
     return rc ? rc : run_rc;
 }
 
-/* The park family's largest count holds that many parked threads with stacks of their
- * own, as the runtime counts them, and their tasks. */
+/* Its tasks are the green threads of the park family's largest count, not trades. */
+static uint64_t micro_tasks(const ld_job_config *cfg)
+{
+    const ld_micro_config *mc = cfg->opts;
+    return mc->micro_max;
+}
+
+/* That many parked threads with stacks of their own, as the runtime counts them, and
+ * their tasks. */
 static uint64_t micro_resident_bytes(const ld_job_config *cfg, size_t n)
 {
-    (void)n;
-    const ld_micro_config *mc = cfg->opts;
-    return ld_gt_resident_bytes(LD_STACK_OWN, cfg->stack_size, mc->micro_max) +
-           mc->micro_max * 512;
+    return ld_gt_resident_bytes(LD_STACK_OWN, cfg->stack_size, n) + (uint64_t)n * 512;
 }
 
 static const ld_strategy micro_strategies[] = {
@@ -79,5 +83,7 @@ const ld_job ld_micro_job = {
     .config_size = LD_JOB_CONFIG_SIZE(ld_micro_config),
     .table = {LD_TABLE_TIME, LD_TABLE_THREADS, LD_TABLE_MEMORY},
     .reports = {LD_REPORT_FIGURES},
+    .tasks = micro_tasks,
+    .tasks_option = "micro-max",
     .resident_bytes = micro_resident_bytes,
 };

@@ -27,36 +27,27 @@ static unsigned models_threads_count(const ld_job_config *cfg, const ld_strategy
     return (unsigned)ld_models_pool_threads(cfg->opts, s);
 }
 
-/* The job's tasks are its --tasks, not the trades the harness reserves stacks for. */
-int ld_models_reserve(const ld_job_config *cfg, const ld_strategy *s)
+/* The job's tasks are its --tasks on every rank, not trades. */
+static uint64_t models_tasks(const ld_job_config *cfg)
 {
     const ld_models_config *mc = cfg->opts;
-    if (s->threading != LD_ON_CARRIERS || !cfg->stacks || cfg->cold_stacks)
-        return 0;
-    return ld_stack_depot_reserve(cfg->stacks, (size_t)mc->tasks);
+    return mc->tasks;
 }
 
-/* The profile first, then the stacks, so that they are charged to it. */
+/* The profile, which the harness then reserves the stacks under, so that they are
+ * charged to it. */
 static int models_enter(const ld_job_config *cfg, const ld_strategy *s,
                         ld_job_config *run, ld_figures *figures, void **scope)
 {
+    (void)s;
     const ld_models_config *mc = cfg->opts;
-    int rc = ld_job_profile_enter(&mc->profile, cfg, run, figures, scope);
-    if (rc == 0)
-        rc = ld_models_reserve(run, s);
-    if (rc != 0 && *scope) {
-        ld_job_profile_leave(*scope, figures);
-        *scope = NULL;
-    }
-    return rc;
+    return ld_job_profile_enter(&mc->profile, cfg, run, figures, scope);
 }
 
 /* A parked green thread per task, as the runtime counts it, at the most. */
 static uint64_t models_resident_bytes(const ld_job_config *cfg, size_t n)
 {
-    (void)n;
-    const ld_models_config *mc = cfg->opts;
-    return ld_gt_resident_bytes(cfg->stack_mode, cfg->stack_size, (size_t)mc->tasks);
+    return ld_gt_resident_bytes(cfg->stack_mode, cfg->stack_size, n);
 }
 
 static const ld_strategy models_strategies[] = {
@@ -110,6 +101,8 @@ const ld_job ld_models_job = {
     .bound_name = "limit",
     .bound_attr = "limit_ns",
     .prepare = models_prepare,
+    .tasks = models_tasks,
+    .tasks_option = "tasks",
     .resident_bytes = models_resident_bytes,
     .threads_fn = models_threads_count,
     .strategy_bound = models_bound,

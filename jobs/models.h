@@ -90,10 +90,6 @@ uint64_t ld_models_pool_threads(const ld_models_config *mc, const ld_strategy *s
 /* The figures a pool strategy adds, in order: "pool_start_ms", "pool_stop_ms". */
 extern const char *const ld_models_pool_figures[2];
 
-/* Before a measured run of a green strategy: a stack per task reserved in
- * cfg->stacks, unless the run asks for cold stacks. */
-int ld_models_reserve(const ld_job_config *cfg, const ld_strategy *s);
-
 /* --- Runs under a memory limit (models_apart.c, models/main.c) ------------------
  *
  * A limit is a memory cgroup's, which the OOM killer enforces on the process in the

@@ -208,7 +208,7 @@ uint64_t ld_models_mem_floor(const ld_job_config *cfg, const ld_strategy *s,
         first.n = cpus;
     granted.cpus = &first;
     int own = s->threading == LD_ON_OWN;
-    uint64_t n = s->threading == LD_ON_CARRIERS && !cfg->cold_stacks ? mc->tasks : 0;
+    uint64_t n = cfg->cold_stacks ? 0 : ld_job_stacks(&ld_models_job, cfg, s, mc->tasks);
     return ld_job_profile_floor(
         own ? 0 : ld_carriers_count(&granted), own, n,
         ld_gt_resident_bytes(cfg->stack_mode, cfg->stack_size, (size_t)n), what, whatlen);

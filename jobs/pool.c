@@ -107,6 +107,14 @@ static uint64_t pool_mem_floor(const ld_job_config *cfg, const ld_strategy *s,
                                 whatlen);
 }
 
+/* Its tasks are the requests in flight at once, one per connection of the load, on
+ * each rank: not trades. */
+static uint64_t pool_tasks(const ld_job_config *cfg)
+{
+    const ld_pool_config *pc = cfg->opts;
+    return pc->connections;
+}
+
 /* The study's phases are fixed lengths: a length given beside them would be ignored. */
 static const ld_opt_conflict pool_conflicts[] = {
     {"study-phases", "warmup-s", "--study-phases warms up for 30 s"},
@@ -129,6 +137,8 @@ const ld_job ld_pool_job = {
     .check = pool_check,
     .conflicts = pool_conflicts,
     .mem_floor = pool_mem_floor,
+    .tasks = pool_tasks,
+    .tasks_option = "connections",
     .table = {LD_TABLE_TIME},
     .reports = {LD_REPORT_FIGURES},
     .table_figures = pool_columns,

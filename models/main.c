@@ -143,17 +143,6 @@ static void parse_args(int argc, char **argv, args *a)
         ld_cli_bad("--strategy and --cpu-ids are required");
 }
 
-/* The harness's enter hook here: the profile is this whole process's, entered once,
- * so a run only reserves its stacks. */
-static int enter_reserve(const ld_job_config *cfg, const ld_strategy *s,
-                         ld_job_config *run, ld_figures *figures, void **scope)
-{
-    (void)run;
-    (void)figures;
-    *scope = NULL;
-    return ld_models_reserve(cfg, s);
-}
-
 static int start_nothing(unsigned carrier, ld_sched *s, void *ctx)
 {
     (void)carrier;
@@ -162,31 +151,29 @@ static int start_nothing(unsigned carrier, ld_sched *s, void *ctx)
     return 0;
 }
 
-/* The strategy measured once, by the harness, as the rank would: with a depot of
- * stacks and a holder for carriers, as the driver gives each strategy. A process
+/* The strategy measured once, by the harness, as the rank would: with what a strategy
+ * keeps across its runs (ld_job_strategy_open), as the driver gives each one, and
+ * the stacks its tasks need reserved by the harness; the profile is this whole
+ * process's, entered once, so the job's enter and leave are not called. A process
  * measures one run, so it first makes its carriers and runs the operation once
  * untimed, as the rank's earlier iterations would have: a carrier's start, the first
  * touch of the code and the allocator's first arenas are not what a run measures. */
 static int measure(const args *a, const ld_job_config *cfg, ld_metrics *m, ld_figures *f)
 {
     ld_job job = ld_models_job;
-    job.enter = enter_reserve;
+    job.enter = NULL;
     job.leave = NULL;
     job.measure_apart = NULL;
     ld_job_config run = *cfg;
     char result = 0;
-    int rc = ld_stack_depot_create(&run.stacks, run.stack_size, run.stack_mode);
-    if (rc == 0)
-        rc = ld_carriers_keep(&run.kept);
+    int rc = ld_job_strategy_open(&run);
     if (rc == 0 && a->strategy->threading != LD_ON_OWN)
         rc = ld_carriers_run(&run, start_nothing, NULL);
     if (rc == 0)
         rc = ld_job_measure(&job, a->strategy, &run, NULL, 0, NULL, &result, m, f);
     if (rc == 0)
         rc = ld_job_measure(&job, a->strategy, &run, NULL, 0, NULL, &result, m, f);
-    ld_carriers_end(run.kept);
-    if (run.stacks)
-        ld_stack_depot_destroy(run.stacks);
+    ld_job_strategy_close(&run);
     return rc;
 }
 

@@ -101,15 +101,25 @@ static int check_output(const ld_options *o, int ranks, char *err, size_t errlen
     return ld_room_disk(o, ld_room_output_bytes(o, ranks), err, errlen);
 }
 
-/* Checks beyond the options themselves: the rank count, the output file (by a plain
- * file on rank 0 for a precise message, then as parallel HDF5 creates it), the
- * address space the stacks need, and each memory limit against its floor. */
+/* Whether a selected job's tasks are trades, so that every rank needs one. */
+static int runs_trades(const ld_options *o)
+{
+    for (size_t j = 0; j < ld_njobs; j++)
+        if (o->selected[j] && !ld_jobs[j]->tasks)
+            return 1;
+    return 0;
+}
+
+/* Checks beyond the options themselves: the rank count against the trades of jobs
+ * that run them, the output file (by a plain file on rank 0 for a precise message,
+ * then as parallel HDF5 creates it), the address space the stacks need, and each
+ * memory limit against its floor. */
 static int check_run(MPI_Comm comm, const ld_options *o, char *err, size_t errlen)
 {
     int rank, size, ok = 1;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    if ((uint64_t)size > o->trades) {
+    if ((uint64_t)size > o->trades && runs_trades(o)) {
         snprintf(err, errlen, "%d ranks but only %llu trades: use --trades %d or more",
                  size, (unsigned long long)o->trades, size);
         return -1;

@@ -51,49 +51,76 @@ static long long cgroup_room(void)
     return max > cur ? max - cur : 0;
 }
 
-/* The most any selected job needs at once on this rank: jobs run one after another. */
-static unsigned long long rank_need(const ld_options *o, const ld_node *node, size_t n)
+/* What each selected job needs on this rank for its tasks, in need[j] (0 for the
+ * others), and the tasks in tasks[j]. */
+static void rank_needs(const ld_options *o, const ld_node *node, size_t trades,
+                       unsigned long long *need, unsigned long long *tasks)
 {
-    unsigned long long need = 0;
     for (size_t j = 0; j < ld_njobs; j++) {
-        if (!o->selected[j] || !ld_jobs[j]->resident_bytes)
+        need[j] = tasks[j] = 0;
+        if (!o->selected[j])
             continue;
         ld_job_config cfg;
         ld_options_job_config(o, j, &node->cpus, &cfg);
-        unsigned long long b = ld_jobs[j]->resident_bytes(&cfg, n);
-        need = b > need ? b : need;
+        tasks[j] = ld_job_tasks(ld_jobs[j], &cfg, trades);
+        if (ld_jobs[j]->resident_bytes)
+            need[j] = ld_jobs[j]->resident_bytes(&cfg, (size_t)tasks[j]);
     }
-    return need;
 }
 
-/* Every rank reaches the same verdict from the same reduced numbers: the largest
- * rank's need times the ranks on a node, against the smallest room any rank sees. */
+/* The message for job j's need past the room, naming the option that sets its tasks:
+ * trades are the run's and shared by the ranks, a job's own tasks are per rank. */
+static void say_short(const ld_options *o, const ld_node *node, size_t j,
+                      unsigned long long need, unsigned long long tasks,
+                      const char *limit, long long room)
+{
+    const ld_job *job = ld_jobs[j];
+    double per_node = (double)need * node->ranks_per_node / (1u << 30);
+    if (!job->tasks)
+        fprintf(stderr,
+                "loomdist: --trades %llu needs about %.1f GiB of memory per node (%.1f "
+                "GiB per rank, %d rank(s) per node) but %s leaves %.1f GiB; use fewer "
+                "trades, more nodes, or fewer ranks per node\n",
+                (unsigned long long)o->trades, per_node, (double)need / (1u << 30),
+                node->ranks_per_node, limit, (double)room / (1u << 30));
+    else
+        fprintf(stderr,
+                "loomdist: --%s %llu (%s, per rank) needs about %.1f GiB of memory per "
+                "node (%.1f GiB per rank, %d rank(s) per node) but %s leaves %.1f GiB; "
+                "use fewer --%s, more nodes, or fewer ranks per node\n",
+                job->tasks_option, tasks, job->name, per_node, (double)need / (1u << 30),
+                node->ranks_per_node, limit, (double)room / (1u << 30),
+                job->tasks_option);
+}
+
+/* Every rank reaches the same verdict from the same reduced numbers: each job's
+ * largest rank's need times the ranks on a node, against the smallest room any rank
+ * sees; the heaviest job is the one checked and named. */
 int ld_resources_check(MPI_Comm comm, const ld_options *o, const ld_node *node,
                        const ld_share *share)
 {
-    unsigned long long need = rank_need(o, node, share->n);
+    unsigned long long need[LD_MAX_JOBS], tasks[LD_MAX_JOBS];
+    rank_needs(o, node, share->n, need, tasks);
     long long avail = mem_available(), room = cgroup_room();
     int rank, from_cgroup = room >= 0 && (avail < 0 || room < avail);
     if (from_cgroup)
         avail = room;
     MPI_Comm_rank(comm, &rank);
-    MPI_Allreduce(MPI_IN_PLACE, &need, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
+    MPI_Allreduce(MPI_IN_PLACE, need, (int)ld_njobs, MPI_UNSIGNED_LONG_LONG, MPI_MAX,
+                  comm);
     MPI_Allreduce(MPI_IN_PLACE, &from_cgroup, 1, MPI_INT, MPI_MAX, comm);
     long long min_avail = avail < 0 ? 0x7fffffffffffffffLL : avail;
     MPI_Allreduce(MPI_IN_PLACE, &min_avail, 1, MPI_LONG_LONG, MPI_MIN, comm);
-    unsigned long long node_need = need * (unsigned long long)node->ranks_per_node;
+    size_t heaviest = 0;
+    for (size_t j = 1; j < ld_njobs; j++)
+        heaviest = need[j] > need[heaviest] ? j : heaviest;
+    unsigned long long node_need =
+        need[heaviest] * (unsigned long long)node->ranks_per_node;
     if ((double)node_need <= 0.9 * (double)min_avail)
         return 0;
     if (rank == 0)
-        fprintf(
-            stderr,
-            "loomdist: --trades %llu needs about %.1f GiB of memory per node (%.1f GiB "
-            "per rank, %d rank(s) per node) but %s leaves %.1f GiB; use fewer trades, "
-            "more nodes, or fewer ranks per node\n",
-            (unsigned long long)o->trades, (double)node_need / (1u << 30),
-            (double)need / (1u << 30), node->ranks_per_node,
-            from_cgroup ? "the cgroup's memory.max" : "MemAvailable",
-            (double)min_avail / (1u << 30));
+        say_short(o, node, heaviest, need[heaviest], tasks[heaviest],
+                  from_cgroup ? "the cgroup's memory.max" : "MemAvailable", min_avail);
     return -1;
 }
 

@@ -28,17 +28,6 @@ static uint64_t page_bytes(void)
     return page > 0 ? (uint64_t)page : 4096u;
 }
 
-/* Whether any selected strategy runs on carriers, where each trade gets a stack. */
-static int selects_carriers(const ld_options *o)
-{
-    for (size_t j = 0; j < ld_njobs; j++)
-        for (size_t s = 0; s < ld_jobs[j]->nstrategies; s++)
-            if ((o->selected[j] >> s & 1u) &&
-                ld_jobs[j]->strategies[s].threading == LD_ON_CARRIERS)
-                return 1;
-    return 0;
-}
-
 /* Room left under one limit, given what the process maps now; UINT64_MAX: no limit. */
 static uint64_t under_limit(int resource, uint64_t used)
 {
@@ -66,33 +55,72 @@ static uint64_t address_room(const char **limit)
     return as <= ds ? as : ds;
 }
 
-/* This rank's check: its trades' stacks (in copy mode, their chunks) against its
- * limits, with a tenth to spare for everything else a run maps. */
-static int stacks_fit(const ld_options *o, int rank, int size, char *err, size_t errlen)
+/* The most stacks a selected strategy of job j needs for the rank's tasks under cfg. */
+static uint64_t job_stacks(const ld_options *o, size_t j, const ld_job_config *cfg,
+                           uint64_t tasks)
 {
-    uint64_t n =
-        o->trades / (uint64_t)size + ((uint64_t)rank < o->trades % (uint64_t)size);
-    int copy = o->stack_mode == LD_STACK_COPY;
-    uint64_t each =
-        copy ? LD_GT_STACK_CHUNK : (uint64_t)o->stack_kib * 1024 + page_bytes();
+    const ld_job *job = ld_jobs[j];
+    uint64_t most = 0;
+    for (size_t s = 0; s < job->nstrategies; s++) {
+        uint64_t n = o->selected[j] >> s & 1u
+                         ? ld_job_stacks(job, cfg, &job->strategies[s], tasks)
+                         : 0;
+        most = n > most ? n : most;
+    }
+    return most;
+}
+
+/* Whether job j's stacks (in copy mode, their chunks) for the rank's tasks fit in
+ * room, with a tenth to spare for everything else a run maps; if not, said in err,
+ * naming the option that sets the tasks: more ranks share trades, not a job's own
+ * tasks, which are per rank. */
+static int job_fits(const ld_options *o, size_t j, const ld_job_config *cfg,
+                    uint64_t trades, uint64_t room, const char *limit, char *err,
+                    size_t errlen)
+{
+    const ld_job *job = ld_jobs[j];
+    uint64_t tasks = ld_job_tasks(job, cfg, trades);
+    uint64_t n = job_stacks(o, j, cfg, tasks), each = ld_job_stack_bytes(cfg);
     uint64_t need = n * each;
-    const char *limit;
-    uint64_t room = address_room(&limit);
-    if (!selects_carriers(o) || room == UINT64_MAX || (double)need <= 0.9 * (double)room)
+    if ((double)need <= 0.9 * (double)room)
         return 1;
+    int copy = cfg->stack_mode == LD_STACK_COPY;
     char a[32], b[32], what[64];
     if (copy)
-        snprintf(what, sizeof what, "chunks of %u bytes", LD_GT_STACK_CHUNK);
+        snprintf(what, sizeof what, "chunks of %llu bytes", (unsigned long long)each);
     else
         snprintf(what, sizeof what, "stacks of %llu KiB",
                  (unsigned long long)o->stack_kib);
     snprintf(err, errlen,
              "rank %d needs %s of address space for %llu green-thread %s, but %s leaves "
-             "it %s: use more ranks or fewer --trades%s",
-             rank, human(need, a, sizeof a), (unsigned long long)n, what, limit,
-             human(room, b, sizeof b),
+             "it %s: use %sfewer --%s%s",
+             o->rank, human(need, a, sizeof a), (unsigned long long)n, what, limit,
+             human(room, b, sizeof b), job->tasks ? "" : "more ranks or ",
+             ld_job_tasks_option(job),
              copy ? "" : ", a smaller --stack-size or --stack-mode copy");
     return 0;
+}
+
+/* This rank's check: each selected job's stacks against its limits. */
+static int stacks_fit(const ld_options *o, int rank, int size, char *err, size_t errlen)
+{
+    const char *limit;
+    uint64_t room = address_room(&limit);
+    uint64_t trades =
+        o->trades / (uint64_t)size + ((uint64_t)rank < o->trades % (uint64_t)size);
+    ld_cpus cpus;
+    if (room == UINT64_MAX)
+        return 1;
+    if (ld_cpus_current(&cpus) != 0)
+        cpus = (ld_cpus){.n = 1};
+    for (size_t j = 0; j < ld_njobs; j++) {
+        ld_job_config cfg;
+        ld_options_job_config(o, j, &cpus, &cfg);
+        cfg.ranks = size;
+        if (o->selected[j] && !job_fits(o, j, &cfg, trades, room, limit, err, errlen))
+            return 0;
+    }
+    return 1;
 }
 
 int ld_room_stacks(MPI_Comm comm, const ld_options *o, char *err, size_t errlen)

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "carriers.h"
 #include "peers.h"
 #include "phases.h"
 #include "resources.h"
@@ -172,28 +171,23 @@ static int run_strategy(MPI_Comm comm, const ld_options *o, const ld_job_config 
     return ok ? 0 : -1;
 }
 
-/* One strategy with a stack depot and carriers of its own: its iterations reuse the
- * stacks and the carrier threads, as a JVM's iterations reuse its heap and its carrier
- * threads, and both go with it, so no later strategy's memory column carries its
- * stacks. The carriers end first: their schedulers hold stacks of the depot. */
-static int run_with_stacks(MPI_Comm comm, const ld_options *o,
-                           const ld_job_config *job_cfg, const ld_share *share,
-                           const void *prepared, unsigned warmup, ld_record *r)
+/* One strategy with what it keeps across its iterations (ld_job_strategy_open: its
+ * stacks and carriers), which goes with it, so no later strategy's memory column
+ * carries its stacks. */
+static int run_kept(MPI_Comm comm, const ld_options *o, const ld_job_config *job_cfg,
+                    const ld_share *share, const void *prepared, unsigned warmup,
+                    ld_record *r)
 {
     ld_job_config cfg = *job_cfg;
     ld_why_clear();
-    int rc = ld_stack_depot_create(&cfg.stacks, cfg.stack_size, cfg.stack_mode);
-    if (rc == 0)
-        rc = ld_carriers_keep(&cfg.kept);
+    int rc = ld_job_strategy_open(&cfg);
     int ok = rc == 0;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
     if (!ok)
         say_step_failure(comm, r, "could not start", rc);
     else
         ok = run_strategy(comm, o, &cfg, share, prepared, warmup, r) == 0;
-    ld_carriers_end(cfg.kept);
-    if (cfg.stacks)
-        ld_stack_depot_destroy(cfg.stacks);
+    ld_job_strategy_close(&cfg);
     return ok ? 0 : -1;
 }
 
@@ -283,8 +277,8 @@ static int run_job(MPI_Comm comm, const ld_options *o, const ld_node *node,
         ld_record *r = &run->rec[run->n++];
         *r = (ld_record){.job = job, .strategy = &job->strategies[s], .bound_ns = bound};
         r->threads = ld_job_threads(job, &cfg, r->strategy);
-        ok = run_with_stacks(comm, o, &cfg, share, prepared,
-                             warmup_of(o, j, run->n - 1 == first), r) == 0;
+        ok = run_kept(comm, o, &cfg, share, prepared,
+                      warmup_of(o, j, run->n - 1 == first), r) == 0;
     }
     if (prepared)
         (job->release ? job->release : free)(prepared);

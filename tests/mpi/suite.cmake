@@ -6,8 +6,11 @@ add_test(NAME mpi.ranks COMMAND ${LD_MPI_DIR}/test_ranks.sh $<TARGET_FILE:loomdi
 set_tests_properties(mpi.ranks PROPERTIES LABELS mpi TIMEOUT 300 RUN_SERIAL TRUE
   ENVIRONMENT "${LD_MPI_ENV}")
 
+if(LD_ASAN OR LD_TSAN)
+  set(LD_MPI_SANITIZED sanitized)
+endif()
 add_test(NAME mpi.bad_input COMMAND ${LD_MPI_DIR}/test_bad_input.sh $<TARGET_FILE:loomdist>
-  ${CMAKE_CURRENT_BINARY_DIR}/mpi-bad)
+  ${CMAKE_CURRENT_BINARY_DIR}/mpi-bad ${LD_MPI_SANITIZED})
 set_tests_properties(mpi.bad_input PROPERTIES LABELS "unit;mpi" TIMEOUT 300
   ENVIRONMENT "${LD_MPI_ENV}")
 

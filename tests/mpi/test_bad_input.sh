@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Bad input, as a user mistypes it, under one rank and under mpirun -n 4: exit status 2,
 # the message exactly once, nothing on stdout, no output file, no rank left hanging.
-# Usage: test_bad_input.sh LOOMDIST WORKDIR
+# Usage: test_bad_input.sh LOOMDIST WORKDIR [sanitized]
+# A sanitized build maps terabytes of shadow memory, so it skips the ulimit -v case.
 set -uo pipefail
-bin=$(realpath "$1") work=$2
+bin=$(realpath "$1") work=$2 sanitized=${3:-}
 # shellcheck source=../lib/ranks.sh
 source "$(cd "$(dirname "$0")" && pwd)/../lib/ranks.sh"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
@@ -89,10 +90,26 @@ for ranks in 0 2; do
 done
 
 # Threads past what the kernel lets this user run, named before any thread starts;
-# last, as the lower limit stays with this shell.
+# after the others, as the lower limit stays with this shell.
 ulimit -S -u 5000
 expect 0 "settle/threads needs 10000 OS threads on this node (1 rank(s) on it), past" \
     --jobs settle --trades 100 --os-threads 10000
+
+# A job's own tasks past the address space that ulimit -v leaves, refused before any
+# work and named by the job's own option: models' --tasks is per rank, so more ranks
+# would not help, and the message does not offer them. Last, with the lower limit.
+if [ -z "$sanitized" ]; then
+    ulimit -S -v 4000000
+    for ranks in 0 2; do
+        expect "$ranks" "rank 0 needs 4.8 GiB of address space for 10000000 green-thread \
+chunks of 512 bytes, but ulimit -v leaves it" --jobs models --tasks 10000000 \
+            --stack-mode copy
+        if ! grep -q -- ' GiB: use fewer --tasks$' stderr.txt; then
+            echo "FAIL (ranks=$ranks, models --tasks 10000000): no 'use fewer --tasks'"
+            fails=$((fails + 1))
+        fi
+    done
+fi
 
 [ "$fails" = 0 ] && echo "bad input: every case exits 2 with one message and no file"
 exit "$((fails > 0))"
