@@ -8,8 +8,18 @@
 
 #include <string.h>
 
-const ld_job *const ld_jobs[] = {&ld_settle_job, &ld_var_job,  &ld_micro_job,
-                                 &ld_models_job, &ld_pool_job, &ld_mixed_job};
+/* The test build's loomdist-toy adds the toy job of tests/fixtures/toy_job, which the
+ * contract (job.h) alone declares and runs. */
+#ifdef LD_TOY_JOB
+extern const ld_job ld_toy_job;
+#define LD_TEST_JOBS , &ld_toy_job
+#else
+#define LD_TEST_JOBS
+#endif
+
+const ld_job *const ld_jobs[] = {&ld_settle_job, &ld_var_job,
+                                 &ld_micro_job,  &ld_models_job,
+                                 &ld_pool_job,   &ld_mixed_job LD_TEST_JOBS};
 const size_t ld_njobs = sizeof ld_jobs / sizeof ld_jobs[0];
 
 _Static_assert(sizeof ld_jobs / sizeof ld_jobs[0] <= LD_MAX_JOBS,

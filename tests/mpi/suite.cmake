@@ -36,3 +36,14 @@ add_test(NAME mpi.var_paths COMMAND ${LD_MPI_DIR}/test_var_paths.sh $<TARGET_FIL
   ${LD_PYTHON} ${CMAKE_CURRENT_BINARY_DIR}/mpi-var-paths)
 set_tests_properties(mpi.var_paths PROPERTIES LABELS "unit;mpi" TIMEOUT 120
   ENVIRONMENT "${LD_MPI_ENV}")
+
+# A job from a fixture folder, through the contract alone: loomdist-toy is the driver's
+# objects with the registry compiled once more, its toy entry on (jobs/registry.c).
+add_executable(loomdist-toy ${PROJECT_SOURCE_DIR}/jobs/registry.c
+  ${PROJECT_SOURCE_DIR}/tests/fixtures/toy_job/toy.c)
+target_compile_definitions(loomdist-toy PRIVATE LD_TOY_JOB)
+target_link_libraries(loomdist-toy PRIVATE ld_driver)
+add_test(NAME mpi.toy_job COMMAND ${LD_MPI_DIR}/test_toy_job.sh $<TARGET_FILE:loomdist-toy>
+  ${LD_PYTHON} ${CMAKE_CURRENT_BINARY_DIR}/mpi-toy-job ${LD_MPI_SANITIZED})
+set_tests_properties(mpi.toy_job PROPERTIES LABELS mpi TIMEOUT 180 RUN_SERIAL TRUE
+  ENVIRONMENT "${LD_MPI_ENV}")
