@@ -29,7 +29,9 @@
 #include "gt.h"
 #include "metrics.h"
 
-/* Limits the driver's fixed tables rely on; registry.c and the unit tests check them. */
+/* Limits the driver's fixed tables rely on: the job count is a _Static_assert in
+ * registry.c, the masks' widths are in mpi/options.c, and ld_jobs_check, which the
+ * parser calls before anything else, checks each job against the rest. */
 #define LD_MAX_JOBS 16
 #define LD_MAX_STRATEGIES 32   /* per job: a job's selection is a 32-bit mask */
 #define LD_MAX_OPTS 64         /* per job: the options given are a 64-bit mask */
@@ -342,6 +344,13 @@ extern const ld_job *const ld_jobs[];
 extern const size_t ld_njobs;
 
 const ld_job *ld_job_find(const char *name);
+
+/* Whether job keeps within the limits above and declares its tasks whole (tasks with
+ * tasks_option, an option of its own): 0, or -EINVAL with one line in err. */
+int ld_job_check(const ld_job *job, char *err, size_t errlen);
+
+/* ld_job_check for every job, at start: 0, or -EINVAL for the first that fails. */
+int ld_jobs_check(char *err, size_t errlen);
 
 /* The index of job in ld_jobs. */
 size_t ld_job_index(const ld_job *job);

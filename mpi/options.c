@@ -93,6 +93,11 @@ static const ld_opt common[] = {
 };
 #define NCOMMON (sizeof common / sizeof common[0])
 
+/* The masks a parse keeps: a bit per strategy of a job, a bit per option given. */
+_Static_assert(LD_MAX_STRATEGIES <= 32, "a job's selection is a uint32_t mask");
+_Static_assert(LD_MAX_OPTS <= 64, "a job's options given are a uint64_t mask");
+_Static_assert(NCOMMON <= 64, "the driver's options given are a uint64_t mask");
+
 const ld_opt *ld_options_common(size_t *n)
 {
     *n = NCOMMON;
@@ -529,6 +534,8 @@ enum ld_options_verdict ld_options_parse(ld_options *o, int argc, char *const *a
 {
     parse_state ps;
     memset(&ps, 0, sizeof ps);
+    if (ld_jobs_check(err, errlen) != 0) /* before defaults fills the jobs' configs */
+        return LD_OPTIONS_INVALID;
     defaults(o);
     for (int i = 1; i < argc; i++)
         if (parse_arg(o, &ps, argc, argv, &i, err, errlen) != 0)

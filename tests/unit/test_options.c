@@ -1,4 +1,5 @@
 /* test_options.c: every bad command line gets its exact message; good ones parse. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -234,19 +235,16 @@ static int same_opt(const ld_opt *a, const ld_opt *b)
            a->flags == b->flags && strcmp(a->help, b->help) == 0;
 }
 
-/* The limits the driver's tables rely on hold for every job, no job option shadows a
+/* The start's check (ld_jobs_check) passes every job, no job option shadows a
  * driver's, and an option two jobs declare is one option. */
 static int check_declarations(void)
 {
-    int fails = ld_njobs > LD_MAX_JOBS;
+    char err[256];
+    int fails = ld_jobs_check(err, sizeof err) != 0;
     size_t ncommon;
     const ld_opt *common = ld_options_common(&ncommon);
     for (size_t j = 0; j < ld_njobs; j++) {
         const ld_job *job = ld_jobs[j];
-        fails += job->nstrategies > LD_MAX_STRATEGIES;
-        fails += job->config_size > LD_JOB_CONFIG_MAX;
-        fails += job->result_size > LD_JOB_RESULT_MAX;
-        fails += job->nopts > LD_MAX_OPTS;
         for (size_t k = 0; k < job->nopts; k++) {
             for (size_t c = 0; c < ncommon; c++)
                 fails += strcmp(job->opts[k].name, common[c].name) == 0;
@@ -267,6 +265,26 @@ static int check_declarations(void)
     }
     if (fails)
         fprintf(stderr, "FAIL declarations: %d problem(s) in the jobs' tables\n", fails);
+    return fails != 0;
+}
+
+/* The start's check refuses a job past a limit, naming it, and half a declaration of
+ * tasks. */
+static int check_limits(void)
+{
+    char err[256];
+    ld_job big = ld_models_job, half = ld_models_job, stray = ld_models_job;
+    big.config_size = LD_JOB_CONFIG_MAX + 1;
+    half.tasks_option = NULL;
+    stray.tasks_option = "trades";
+    int fails = ld_job_check(&ld_models_job, err, sizeof err) != 0;
+    fails += ld_job_check(&big, err, sizeof err) != -EINVAL ||
+             strcmp(err, "job models has 1025 bytes of config, past LD_JOB_CONFIG_MAX "
+                         "(1024): raise it in job.h") != 0;
+    fails += ld_job_check(&half, err, sizeof err) != -EINVAL;
+    fails += ld_job_check(&stray, err, sizeof err) != -EINVAL;
+    if (fails)
+        fprintf(stderr, "FAIL limits: %d case(s); last message: %s\n", fails, err);
     return fails != 0;
 }
 
@@ -295,7 +313,7 @@ int main(void)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         fails += check_bad(&bad[i]);
     fails += check_defaults() + check_selection() + check_help_version();
-    fails += check_test_faults() + check_declarations() + check_shared();
+    fails += check_test_faults() + check_declarations() + check_limits() + check_shared();
     if (fails) {
         fprintf(stderr, "%d option checks failed\n", fails);
         return 1;
