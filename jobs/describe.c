@@ -90,15 +90,6 @@ int64_t ld_col_i64(const ld_column *c, const void *result)
     return *(const int8_t *)at;
 }
 
-double ld_col_f64(const ld_column *c, const void *result)
-{
-    double f64;
-    if (c->type != LD_COL_F64)
-        return (double)ld_col_i64(c, result);
-    memcpy(&f64, (const char *)result + c->offset, sizeof f64);
-    return f64;
-}
-
 const ld_column *ld_job_column(const ld_job *job, unsigned flags, size_t k)
 {
     for (size_t c = 0; c < job->ncolumns; c++)

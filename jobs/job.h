@@ -118,7 +118,6 @@ size_t ld_col_bytes(enum ld_col_type t);
 
 /* The value of column c in one result struct, widened. */
 int64_t ld_col_i64(const ld_column *c, const void *result);
-double ld_col_f64(const ld_column *c, const void *result);
 
 /* --- What a strategy is handed ------------------------------------------------- */
 

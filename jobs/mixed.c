@@ -90,9 +90,8 @@ static const ld_opt mixed_opts[] = {
 #define COL(field) offsetof(ld_mixed_result, field)
 
 static const ld_column mixed_columns[] = {
-    {"status", LD_COL_U8, "", COL(status), "0 settled, 1 failed, as settle's", 0},
-    {"failed_check", LD_COL_I8, "", COL(failed_check),
-     "the call that failed, -1 for none, as settle's", 0},
+    LD_SETTLE_COL_STATUS(COL(status)),
+    LD_SETTLE_COL_FAILED_CHECK(COL(failed_check)),
     {"latency_ns", LD_COL_I64, "ns", COL(latency_ns),
      "from the together phase's start to the trade's settlement", 0},
     {"var", LD_COL_F64, "USD", COL(var), "95% one-day VaR in dollars, as var's", 0},

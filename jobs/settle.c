@@ -295,9 +295,8 @@ static const ld_opt settle_opts[] = {
 #define COL(field) offsetof(ld_settle_result, field)
 
 static const ld_column settle_columns[] = {
-    {"status", LD_COL_U8, "", COL(status), "0 settled, 1 failed", 0},
-    {"failed_check", LD_COL_I8, "", COL(failed_check),
-     "the call that failed (1 counterparty, 2 buying power, 3 shares), -1 for none", 0},
+    LD_SETTLE_COL_STATUS(COL(status)),
+    LD_SETTLE_COL_FAILED_CHECK(COL(failed_check)),
     {"latency_ns", LD_COL_I64, "ns", COL(latency_ns),
      "from the strategy's start to the trade's settlement", LD_COL_PERCENTILES},
 };

@@ -180,4 +180,18 @@ extern const ld_job ld_settle_job;
             "probability that each check fails (default 0.002)", LD_OPT_RESULT, NULL     \
     }
 
+/* Settle's per-trade outcome columns, declared once for every job that reports them (a
+ * result struct's uint8_t status and int8_t failed_check at these offsets). */
+#define LD_SETTLE_COL_STATUS(offset)                                                     \
+    {                                                                                    \
+        "status", LD_COL_U8, "", (offset), "0 settled, 1 failed", 0                      \
+    }
+#define LD_SETTLE_COL_FAILED_CHECK(offset)                                               \
+    {                                                                                    \
+        "failed_check", LD_COL_I8, "", (offset),                                         \
+            "the call that failed (1 counterparty, 2 buying power, 3 shares), -1 for "   \
+            "none",                                                                      \
+            0                                                                            \
+    }
+
 #endif

@@ -32,7 +32,6 @@
 
 struct ld_settle_db_server {
     ld_child watcher;
-    pid_t pid;
 };
 
 /* The watcher, as the run's user: $1 the part below, then its arguments. It makes the
@@ -211,11 +210,11 @@ static void url_escape(const char *folder, char *out, size_t len)
 }
 
 /* The URL of the server the watcher said is ready in line: "ready PID PORT FOLDER". */
-static int ready(ld_settle_db_server *s, const char *line,
-                 const ld_settle_db_server_opts *o, char *url, size_t urllen)
+static int ready(const char *line, const ld_settle_db_server_opts *o, char *url,
+                 size_t urllen)
 {
     int port, at = 0;
-    if (sscanf(line, "ready %d %d %n", &s->pid, &port, &at) != 2 || at == 0)
+    if (sscanf(line, "ready %*d %d %n", &port, &at) != 1 || at == 0)
         return -ECHILD;
     if (o->listen_addr) {
         snprintf(url, urllen, "postgresql://postgres@%s:%d/postgres", o->connect_host,
@@ -254,7 +253,7 @@ int ld_settle_db_server_start(ld_settle_db_server **out,
         rc = ld_child_write(&s->watcher, pw);
         if (rc == 0)
             rc = ld_child_read_line(&s->watcher, line, sizeof line, START_TIMEOUT_MS);
-        rc = rc >= 0 ? ready(s, line, o, url, urllen) : rc;
+        rc = rc >= 0 ? ready(line, o, url, urllen) : rc;
         if (rc != 0)
             ld_child_wait(&s->watcher, STOP_TIMEOUT_MS, NULL);
     }
@@ -266,11 +265,6 @@ int ld_settle_db_server_start(ld_settle_db_server **out,
     }
     *out = s;
     return 0;
-}
-
-pid_t ld_settle_db_server_pid(const ld_settle_db_server *s)
-{
-    return s->pid;
 }
 
 void ld_settle_db_server_stop(ld_settle_db_server *s)

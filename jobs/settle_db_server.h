@@ -37,7 +37,6 @@
 #define LD_SETTLE_DB_SERVER_H
 
 #include <stddef.h>
-#include <sys/types.h>
 
 typedef struct ld_settle_db_server ld_settle_db_server;
 
@@ -69,9 +68,6 @@ int ld_settle_db_server_start(ld_settle_db_server **out,
 
 /* A password for a run's server: len - 1 random hex digits into out (from getrandom). */
 int ld_settle_db_server_password(char *out, size_t len);
-
-/* The postmaster's pid. */
-pid_t ld_settle_db_server_pid(const ld_settle_db_server *s);
 
 /* Stop the server, remove its folder and free s. NULL does nothing. */
 void ld_settle_db_server_stop(ld_settle_db_server *s);

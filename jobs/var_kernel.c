@@ -316,11 +316,6 @@ enum ld_var_path ld_var_path(void)
     return (enum ld_var_path)p;
 }
 
-const char *ld_var_path_name(enum ld_var_path p)
-{
-    return (unsigned)p < LD_VAR_PATHS ? var_path_names[p] : "unknown";
-}
-
 static const var_simd *var_simd_now(void)
 {
     return &var_simds[ld_var_path()];

@@ -35,9 +35,6 @@ enum ld_var_path {
  * avx512) to compare them; a path the CPU cannot run is never taken. */
 enum ld_var_path ld_var_path(void);
 
-/* "generic", "avx2" or "avx512". */
-const char *ld_var_path_name(enum ld_var_path p);
-
 /* The VaR of trade t, in currency units (dollars). scratch holds at least sims doubles
  * and is overwritten by either kernel; sims must be at least 1. The sort kernel
  * allocates a second buffer of sims doubles for itself. NaN for a NULL argument, sims

@@ -278,10 +278,7 @@ static int parse_jobs(ld_options *o, const char *v, char *err, size_t errlen)
             job_names(names, sizeof names);
             return fail(err, errlen, "--jobs: unknown job '%s' (jobs: %s)", name, names);
         }
-        size_t j = 0;
-        while (ld_jobs[j] != job)
-            j++;
-        keep[j] = 1;
+        keep[ld_job_index(job)] = 1;
     }
     for (size_t j = 0; j < ld_njobs; j++)
         o->selected[j] = keep[j] ? all_strategies(ld_jobs[j]) : 0;

@@ -164,14 +164,6 @@ static void on_poll(uv_poll_t *h, int status, int events)
     update_poll(c, unsent);
 }
 
-int ld_pg_uv_open(ld_pg_uv **out, uv_loop_t *loop, const char *url,
-                  const ld_pg_stmt *stmts, size_t n, char *why, size_t len)
-{
-    PGconn *conn;
-    int rc = ld_pg_connect(&conn, url, NULL, stmts, n, why, len);
-    return rc ? rc : ld_pg_uv_adopt(out, loop, conn, why, len);
-}
-
 int ld_pg_uv_adopt(ld_pg_uv **out, uv_loop_t *loop, PGconn *conn, char *why, size_t len)
 {
     ld_pg_uv *c = calloc(1, sizeof *c);

@@ -27,13 +27,9 @@ typedef struct ld_pg_uv ld_pg_uv;
 /* The answer to one query: rc, and the result when rc is 0. */
 typedef void (*ld_pg_uv_cb)(void *arg, int rc, const PGresult *res);
 
-/* Connect to url (blocking: before the clock), prepare the n statements, then put the
- * connection in pipeline mode on loop. As ld_pg_connect fails. */
-int ld_pg_uv_open(ld_pg_uv **out, uv_loop_t *loop, const char *url,
-                  const ld_pg_stmt *stmts, size_t n, char *why, size_t len);
-
-/* The same over conn, a blocking connection made already (its statements prepared),
- * which *out then owns; on failure conn is closed. */
+/* Put conn, a blocking connection made already (before the clock, its statements
+ * prepared), in pipeline mode on loop; *out then owns it, and on failure conn is
+ * closed. */
 int ld_pg_uv_adopt(ld_pg_uv **out, uv_loop_t *loop, PGconn *conn, char *why, size_t len);
 
 /* Send prepared statement `stmt` with its text parameters; cb(arg, ...) is called with
