@@ -18,12 +18,6 @@
 
 #include "gt_wheel.h"
 
-/* A deadline added as a span from the next look at the clock, not yet fixed. */
-typedef struct deadlines_later {
-    void *item;
-    uint64_t ns;
-} deadlines_later;
-
 _Static_assert(LD_DEADLINES_TICK_NS == 1u << LD_WHEEL_TICK_SHIFT,
                "deadlines.h states the wheel's tick");
 
@@ -31,9 +25,9 @@ struct ld_deadlines {
     ld_wheel wheel;
     ld_deadline_fire fire;
     void *ctx;
-    uv_poll_t poll;         /* readable once timer_fd has expired */
-    uv_prepare_t prepare;   /* sets timer_fd before the loop polls */
-    deadlines_later *later; /* added by ld_deadlines_add_after since the last look */
+    uv_poll_t poll;       /* readable once timer_fd has expired */
+    uv_prepare_t prepare; /* sets timer_fd before the loop polls */
+    ld_wheel_span *later; /* added by ld_deadlines_add_after since the last look */
     size_t later_n, later_cap;
     int timer_fd;
     int handles;       /* handles not yet closed, so the last close frees the set */
@@ -59,13 +53,7 @@ static void deadlines_on_fire(void *item, void *ctx)
  * stale reading from dropping a span). */
 static void deadlines_fix(ld_deadlines *d, uint64_t now_ns)
 {
-    uint64_t floor = d->wheel.now + 1;
-    size_t i;
-
-    for (i = 0; i < d->later_n; i++) {
-        uint64_t due = ld_wheel_tick_ceil(now_ns + d->later[i].ns);
-        (void)ld_wheel_add(&d->wheel, d->later[i].item, due > floor ? due : floor);
-    }
+    ld_wheel_add_spans(&d->wheel, d->later, d->later_n, now_ns);
     d->later_n = 0;
 }
 
@@ -97,14 +85,16 @@ int ld_deadlines_add(ld_deadlines *d, void *item, uint64_t at_ns)
     return rc;
 }
 
-/* The spans are kept in one array, doubled as needed and reused from look to look. */
-int ld_deadlines_add_after(ld_deadlines *d, void *item, uint64_t ns)
+/* An add that must grow the spans' array or the wheel, or is the first since the last
+ * look: the poll handle is referenced while anything is pending, and an expire
+ * unreferences it only once no span is left, so only that first span may find it
+ * unreferenced. */
+static __attribute__((noinline)) int deadlines_add_after_slow(ld_deadlines *d, void *item,
+                                                              uint64_t ns)
 {
-    if (ns == 0)
-        return 1;
     if (d->later_n == d->later_cap) {
         size_t cap = d->later_cap != 0 ? 2 * d->later_cap : 256;
-        deadlines_later *later = realloc(d->later, cap * sizeof *later);
+        ld_wheel_span *later = realloc(d->later, cap * sizeof *later);
         if (later == NULL)
             return -ENOMEM;
         d->later = later;
@@ -112,8 +102,21 @@ int ld_deadlines_add_after(ld_deadlines *d, void *item, uint64_t ns)
     }
     if (deadlines_reserve(d, 1) != 0)
         return -ENOMEM;
-    d->later[d->later_n++] = (deadlines_later){item, ns};
     uv_ref((uv_handle_t *)&d->poll);
+    d->later[d->later_n++] = (ld_wheel_span){item, ns};
+    return 0;
+}
+
+/* The spans are kept in one array, reused from look to look. An add that needs no
+ * more room and follows another since the look only appends, and calls nothing. */
+int ld_deadlines_add_after(ld_deadlines *d, void *item, uint64_t ns)
+{
+    if (ns == 0)
+        return 1;
+    if (d->later_n == 0 || d->later_n == d->later_cap ||
+        !ld_wheel_covers(&d->wheel, d->wheel.count + d->later_n + 1))
+        return deadlines_add_after_slow(d, item, ns);
+    d->later[d->later_n++] = (ld_wheel_span){item, ns};
     return 0;
 }
 

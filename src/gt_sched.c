@@ -865,14 +865,24 @@ void ld_gt_yield(void)
     sched_out_own(g->sched, g); /* a direct switch is own mode's */
 }
 
+/* A set of sleepers that could not take a deadline (rc < 0), or ns of 0 (rc 1): the
+ * thread yields until its deadline instead, slower, never wrong. Apart from
+ * ld_gt_sleep_ns, so that a sleep that parks keeps nothing across its calls. */
+static __attribute__((noinline)) void gt_sleep_yielding(int rc, uint64_t ns)
+{
+    uint64_t deadline = uv_hrtime() + ns;
+
+    do
+        ld_gt_yield();
+    while (rc < 0 && uv_hrtime() < deadline);
+}
+
 /* The deadline is fixed at the scheduler's next look at the clock, after this call: it
  * never fires early, and late by at most the rest of the batch, the same bound its
- * expiry already has. A sleep thus reads no clock of its own. A set that cannot grow
- * leaves the thread yielding until its deadline instead: slower, never wrong. */
+ * expiry already has. A sleep thus reads no clock of its own. */
 void ld_gt_sleep_ns(uint64_t ns)
 {
     ld_gt *g = ld_gt_self();
-    uint64_t deadline;
     int rc;
 
     if (g == NULL)
@@ -880,15 +890,12 @@ void ld_gt_sleep_ns(uint64_t ns)
     if (ns > UINT64_MAX / 4)
         ns = UINT64_MAX / 4;
     rc = ld_deadlines_add_after(g->sched->sleepers, g, ns);
-    if (rc == 0) {
-        g->state = GT_SLEEPING;
-        gt_block(g);
+    if (rc != 0) {
+        gt_sleep_yielding(rc, ns);
         return;
     }
-    deadline = uv_hrtime() + ns;
-    do
-        ld_gt_yield();
-    while (rc < 0 && uv_hrtime() < deadline);
+    g->state = GT_SLEEPING;
+    gt_block(g);
 }
 
 /* Joining waits on the joined thread's carrier, so both must share it. A thread that

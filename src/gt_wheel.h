@@ -72,17 +72,35 @@ static inline uint64_t ld_wheel_tick_floor(uint64_t t)
 int ld_wheel_reserve_grow(ld_wheel *w, size_t count);
 
 /* Own blocks enough for `count` items, so that adds up to that count cannot fail:
- * 0, or -ENOMEM when the wheel could not grow. A count the wheel already covers costs
- * one comparison, so a caller may reserve at every add. */
+ * 0, or -ENOMEM when the wheel could not grow. A count the wheel already covers
+ * (ld_wheel_covers) costs one comparison, so a caller may reserve at every add. */
+static inline int ld_wheel_covers(const ld_wheel *w, size_t count)
+{
+    return count < w->fits;
+}
+
 static inline int ld_wheel_reserve(ld_wheel *w, size_t count)
 {
-    return count < w->fits ? 0 : ld_wheel_reserve_grow(w, count);
+    return ld_wheel_covers(w, count) ? 0 : ld_wheel_reserve_grow(w, count);
 }
 
 /* Add item, due at tick `due`. Returns 0; 1 without adding it when that tick has
  * already passed (the caller treats item as fired); -ENOMEM without adding it when
  * the wheel could not grow. */
 int ld_wheel_add(ld_wheel *w, void *item, uint64_t due);
+
+/* A span of ns from a reading of the clock yet to be taken, for ld_wheel_add_spans. */
+typedef struct ld_wheel_span {
+    void *item;
+    uint64_t ns;
+} ld_wheel_span;
+
+/* Add n items, each due ns after now_ns (nanoseconds on the owner's clock, no older
+ * than the wheel's clock) rounded up to a tick, and after the wheel's clock in any
+ * case. ld_wheel_reserve must already cover the wheel's count plus n: this never
+ * allocates, and never fails. */
+void ld_wheel_add_spans(ld_wheel *w, const ld_wheel_span *spans, size_t n,
+                        uint64_t now_ns);
 
 /* The earliest tick at which the wheel has work (a firing or a cascade), never later
  * than the earliest deadline; UINT64_MAX when it is empty. */
