@@ -71,12 +71,56 @@ static inline int ld_copy_reserve(ld_copy_frozen *f, uint32_t len)
  * it if the room holds them all. Returns the bytes given back. */
 uint32_t ld_copy_trim(ld_copy_frozen *f, uint32_t len);
 
+/* Whole cache lines, each a fixed-size copy the compiler turns into vector moves: a
+ * string move's start-up would cost more than the few lines a parked thread has. Two
+ * lines a turn, since most parked threads have two to four: half the loop's own
+ * instructions. */
+static inline void ld_copy_lines(char *dst, const char *src, size_t bytes)
+{
+    size_t i;
+
+    for (i = 0; i + 2 * LD_COPY_LINE <= bytes; i += 2 * LD_COPY_LINE)
+        __builtin_memcpy(dst + i, src + i, 2 * LD_COPY_LINE);
+    if (i < bytes)
+        __builtin_memcpy(dst + i, src + i, LD_COPY_LINE);
+}
+
+/* 1 once a run stack is mapped in a process where no tool needs telling which bytes a
+ * copy touches (no ASan, no memcheck): a freeze or thaw within the chunk's room is
+ * then a plain copy, inlined into the scheduler. Everything else goes the told way,
+ * out of line. */
+extern int ld_copy_plain;
+
+void ld_copy_freeze_told(ld_stack *chunk, ld_copy_frozen *f, const void *sp,
+                         const void *top);
+void ld_copy_thaw_told(ld_stack *chunk, const ld_copy_frozen *f, void *top);
+
 /* Copy the run stack out from sp's line to top into chunk and f, whose spill
- * ld_copy_reserve made large enough at the thread's switch-out. */
-void ld_copy_freeze(ld_stack *chunk, ld_copy_frozen *f, const void *sp, const void *top);
+ * ld_copy_reserve made large enough at the thread's switch-out. The copy starts at the
+ * line sp lies in, so it is whole lines on both sides; the run stack's top and the
+ * room are line-aligned. */
+static inline void ld_copy_freeze(ld_stack *chunk, ld_copy_frozen *f, const void *sp,
+                                  const void *top)
+{
+    uint32_t len = ld_copy_len(sp, top);
+
+    if (len > LD_STACK_CHUNK_ROOM || !ld_copy_plain) {
+        ld_copy_freeze_told(chunk, f, sp, top);
+        return;
+    }
+    ld_copy_lines(ld_stack_chunk_room(chunk), (const char *)top - len, len);
+    f->len = len;
+}
 
 /* Copy the frozen frames back to where they were, the f->len bytes below top. */
-void ld_copy_thaw(ld_stack *chunk, const ld_copy_frozen *f, void *top);
+static inline void ld_copy_thaw(ld_stack *chunk, const ld_copy_frozen *f, void *top)
+{
+    if (f->len > LD_STACK_CHUNK_ROOM || !ld_copy_plain) {
+        ld_copy_thaw_told(chunk, f, top);
+        return;
+    }
+    ld_copy_lines((char *)top - f->len, ld_stack_chunk_room(chunk), f->len);
+}
 
 /* Free the spill; f then holds nothing. */
 void ld_copy_release(ld_copy_frozen *f);
