@@ -11,7 +11,8 @@
 
 /* void *ld_ctx_frame(void *stack_lo, size_t size, ld_ctx_entry entry, void *arg)
  * A first frame that "returns" into ld_ctx_trampoline with entry in r13 and arg in
- * r12. The caller's control words are copied in, so the new context inherits them. */
+ * r12, and above it the return address entry finds as if called: 72 bytes. The
+ * caller's control words are copied in, so the new context inherits them. */
     .globl ld_ctx_frame
     .hidden ld_ctx_frame
     .type ld_ctx_frame, @function
@@ -20,7 +21,7 @@ ld_ctx_frame:
     .cfi_startproc
     leaq (%rdi,%rsi), %rax
     andq $-16, %rax
-    subq $80, %rax              /* after the frame pops, rsp is 16-aligned at top-16 */
+    subq $72, %rax              /* after the frame pops, rsp is at top-8, as after a call */
     stmxcsr (%rax)
     fnstcw 4(%rax)
     movq $0, 8(%rax)            /* r15 */
@@ -31,8 +32,8 @@ ld_ctx_frame:
     movq $0, 48(%rax)           /* rbp: ends the frame-pointer chain */
     leaq ld_ctx_trampoline(%rip), %rdx
     movq %rdx, 56(%rax)
-    movq $0, 64(%rax)
-    movq $0, 72(%rax)
+    leaq ld_ctx_entry_return(%rip), %rdx
+    movq %rdx, 64(%rax)         /* entry's return address */
     ret
     .cfi_endproc
     .size ld_ctx_frame, .-ld_ctx_frame
@@ -90,15 +91,19 @@ ld_ctx_jump:
     .cfi_endproc
     .size ld_ctx_jump, .-ld_ctx_jump
 
-/* The first code of every context: entry(arg) on a 16-byte aligned stack. entry never
- * returns; if it did there is nothing to return to, so trap at once. */
+/* The first code of every context: entry(arg), jumped to with the stack as a call
+ * leaves it (16-byte aligned but for the return address on top), so that no bytes of
+ * alignment lie above entry's frame for copy mode to move at every switch. entry
+ * never returns; if it did, its return address traps at once, and unwinding stops
+ * here either way. */
     .type ld_ctx_trampoline, @function
     .p2align 4
 ld_ctx_trampoline:
     .cfi_startproc
     .cfi_undefined rip
     movq %r12, %rdi
-    call *%r13
+    jmp *%r13
+ld_ctx_entry_return:
     ud2
     .cfi_endproc
     .size ld_ctx_trampoline, .-ld_ctx_trampoline
