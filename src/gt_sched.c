@@ -526,7 +526,7 @@ _Noreturn static void gt_entry(void *arg)
     g->started = true;
     g->fn(g->arg);
     g->state = GT_DONE;
-    ld_ctx_leave(&g->ctx, &g->sched->ctx);
+    ld_ctx_leave(&g->sched->ctx);
 }
 
 /* g becomes the running thread, for the scheduler and for watchdogs. */

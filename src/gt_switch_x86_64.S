@@ -38,6 +38,34 @@ ld_ctx_frame:
     .cfi_endproc
     .size ld_ctx_frame, .-ld_ctx_frame
 
+/* Resume the context whose saved stack is now rsp's, given the control words in force
+ * in eax (MXCSR) and dx (x87): the second half of every switch. */
+.macro LD_CTX_RESTORE
+    cmpl (%rsp), %eax           /* loading the control words stalls the pipeline: */
+    jne 1f                      /* skip it when they are the ones in force already */
+    cmpw 4(%rsp), %dx
+    je 2f
+1:
+    ldmxcsr (%rsp)
+    fldcw 4(%rsp)
+2:
+    addq $8, %rsp
+    .cfi_adjust_cfa_offset -8
+    popq %r15
+    .cfi_adjust_cfa_offset -8
+    popq %r14
+    .cfi_adjust_cfa_offset -8
+    popq %r13
+    .cfi_adjust_cfa_offset -8
+    popq %r12
+    .cfi_adjust_cfa_offset -8
+    popq %rbx
+    .cfi_adjust_cfa_offset -8
+    popq %rbp
+    .cfi_adjust_cfa_offset -8
+    ret
+.endm
+
 /* void ld_ctx_jump(void **save_sp, void *load_sp) */
     .globl ld_ctx_jump
     .hidden ld_ctx_jump
@@ -65,31 +93,27 @@ ld_ctx_jump:
     movl (%rsp), %eax
     movzwl 4(%rsp), %edx
     movq %rsi, %rsp             /* the other context's stack, laid out the same way */
-    cmpl (%rsp), %eax           /* loading the control words stalls the pipeline: */
-    jne 1f                      /* skip it when they are the ones in force already */
-    cmpw 4(%rsp), %dx
-    je 2f
-1:
-    ldmxcsr (%rsp)
-    fldcw 4(%rsp)
-2:
-    addq $8, %rsp
-    .cfi_adjust_cfa_offset -8
-    popq %r15
-    .cfi_adjust_cfa_offset -8
-    popq %r14
-    .cfi_adjust_cfa_offset -8
-    popq %r13
-    .cfi_adjust_cfa_offset -8
-    popq %r12
-    .cfi_adjust_cfa_offset -8
-    popq %rbx
-    .cfi_adjust_cfa_offset -8
-    popq %rbp
-    .cfi_adjust_cfa_offset -8
-    ret
+    LD_CTX_RESTORE
     .cfi_endproc
     .size ld_ctx_jump, .-ld_ctx_jump
+
+/* void ld_ctx_load(void *load_sp): a jump that saves nothing, for a context that is
+ * never resumed. The control words in force are read through the red zone. */
+    .globl ld_ctx_load
+    .hidden ld_ctx_load
+    .type ld_ctx_load, @function
+    .p2align 4
+ld_ctx_load:
+    .cfi_startproc
+    stmxcsr -8(%rsp)
+    fnstcw -4(%rsp)
+    movl -8(%rsp), %eax
+    movzwl -4(%rsp), %edx
+    movq %rdi, %rsp
+    .cfi_adjust_cfa_offset 56   /* the saved registers and control words, as in a jump */
+    LD_CTX_RESTORE
+    .cfi_endproc
+    .size ld_ctx_load, .-ld_ctx_load
 
 /* The first code of every context: entry(arg), jumped to with the stack as a call
  * leaves it (16-byte aligned but for the return address on top), so that no bytes of
