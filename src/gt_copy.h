@@ -71,18 +71,36 @@ static inline int ld_copy_reserve(ld_copy_frozen *f, uint32_t len)
  * it if the room holds them all. Returns the bytes given back. */
 uint32_t ld_copy_trim(ld_copy_frozen *f, uint32_t len);
 
-/* Whole cache lines, each a fixed-size copy the compiler turns into vector moves: a
- * string move's start-up would cost more than the few lines a parked thread has. Two
- * lines a turn, since most parked threads have two to four: half the loop's own
- * instructions. */
+/* Whole cache lines, at most the chunk's room of them, each a fixed-size copy the
+ * compiler turns into vector moves: a string move's start-up would cost more than the
+ * few lines a parked thread has. One jump into the run of copies, from the last line
+ * down, instead of a loop that tests and counts. */
+_Static_assert(LD_STACK_CHUNK_ROOM <= 5 * LD_COPY_LINE, "ld_copy_lines copies 5 lines");
+
+#define LD_COPY_LINE_AT(dst, src, i)                                                     \
+    __builtin_memcpy((dst) + (i)*LD_COPY_LINE, (src) + (i)*LD_COPY_LINE, LD_COPY_LINE)
+
 static inline void ld_copy_lines(char *dst, const char *src, size_t bytes)
 {
-    size_t i;
-
-    for (i = 0; i + 2 * LD_COPY_LINE <= bytes; i += 2 * LD_COPY_LINE)
-        __builtin_memcpy(dst + i, src + i, 2 * LD_COPY_LINE);
-    if (i < bytes)
-        __builtin_memcpy(dst + i, src + i, LD_COPY_LINE);
+    switch (bytes / LD_COPY_LINE) {
+    case 5:
+        LD_COPY_LINE_AT(dst, src, 4);
+        /* fall through */
+    case 4:
+        LD_COPY_LINE_AT(dst, src, 3);
+        /* fall through */
+    case 3:
+        LD_COPY_LINE_AT(dst, src, 2);
+        /* fall through */
+    case 2:
+        LD_COPY_LINE_AT(dst, src, 1);
+        /* fall through */
+    case 1:
+        LD_COPY_LINE_AT(dst, src, 0);
+        /* fall through */
+    default:
+        break;
+    }
 }
 
 /* 1 once a run stack is mapped in a process where no tool needs telling which bytes a
