@@ -102,8 +102,9 @@ struct ld_sched {
     unsigned trim_after; /* ld_sched_config's; 0: never trim */
     size_t page;         /* ld_stack_page(), for own stacks' touched bytes */
     ld_stack_cache stacks;
-    ld_stack run; /* copy mode: the stack every thread runs on; run.lo NULL otherwise */
-    ld_gt *owner; /* copy mode: the thread whose frames are on it now, if any */
+    ld_stack run;  /* copy mode: the stack every thread runs on; run.lo NULL otherwise */
+    char *run_top; /* copy mode: its top, run.lo + run.size, where frozen frames end */
+    ld_gt *owner;  /* copy mode: the thread whose frames are on it now, if any */
     uv_loop_t loop;
     uv_async_t wake; /* referenced exactly while live > 0 */
     pthread_mutex_t remote_lock;
@@ -399,7 +400,7 @@ sched_count_freeze(ld_sched *s, uint64_t capacity, uint32_t used)
 static void sched_out_copy(ld_sched *s, ld_gt *g)
 {
     ld_gt_stack_stats *st = &s->stats;
-    uint32_t len = ld_copy_len(g->ctx.sp, (char *)s->run.lo + s->run.size);
+    uint32_t len = ld_copy_len(g->ctx.sp, s->run_top);
     uint32_t had = g->frozen.spill_cap, keep;
     int room = ld_copy_reserve(&g->frozen, len);
 
@@ -545,14 +546,13 @@ static void sched_enter(ld_sched *s, ld_gt *g)
  * again before any other copies nothing. */
 static void sched_give_run_stack(ld_sched *s, ld_gt *g)
 {
-    char *top = (char *)s->run.lo + s->run.size;
     ld_gt *prev = s->owner;
 
     if (prev == g)
         return;
     if (prev != NULL)
-        ld_copy_freeze(&prev->stack, &prev->frozen, prev->ctx.sp, top);
-    ld_copy_thaw(&g->stack, &g->frozen, top);
+        ld_copy_freeze(&prev->stack, &prev->frozen, prev->ctx.sp, s->run_top);
+    ld_copy_thaw(&g->stack, &g->frozen, s->run_top);
     s->owner = g;
 }
 
@@ -589,8 +589,6 @@ static inline __attribute__((always_inline)) void sched_prefetch(const ld_sched 
     const char *frames;
     size_t off;
 
-    if (g == NULL)
-        return;
     __builtin_prefetch(g, 1);
     __builtin_prefetch((const char *)g + 64, 1);
     frames = s->run.lo != NULL ? ld_stack_chunk_room((ld_stack *)&g->stack) : g->ctx.sp;
@@ -603,7 +601,8 @@ static void sched_run_batch(ld_sched *s)
     int i;
 
     for (i = 0; i < LD_SCHED_BATCH && s->runq_len != 0; i++) {
-        sched_prefetch(s, runq_peek(s, LD_SCHED_PREFETCH));
+        if (s->runq_len > LD_SCHED_PREFETCH)
+            sched_prefetch(s, runq_peek(s, LD_SCHED_PREFETCH));
         sched_resume(s, runq_pop(s));
     }
 }
@@ -649,11 +648,16 @@ int ld_sched_run(ld_sched *s)
  * ucontext backend keeps pointers into its stacks, so it cannot copy them. */
 static int sched_run_stack_map(ld_sched *s)
 {
+    int rc;
+
     if (ld_stack_depot_mode(s->stacks.depot) != LD_STACK_COPY)
         return 0;
     if (!ld_stack_mode_supported(LD_STACK_COPY))
         return -ENOTSUP;
-    return ld_copy_run_map(&s->run, ld_stack_depot_size(s->stacks.depot));
+    rc = ld_copy_run_map(&s->run, ld_stack_depot_size(s->stacks.depot));
+    if (rc == 0)
+        s->run_top = (char *)s->run.lo + s->run.size;
+    return rc;
 }
 
 /* For the overflow handler (gt_overflow.h): what runs on this carrier. It only reads
