@@ -294,16 +294,15 @@ static ld_stack *slot_setup(ld_stack_depot *p, char *base)
 }
 
 /* A carved chunk: its header, written now, faults in its page. Its thread will run on
- * its scheduler's run stack, which the spawn names in it. */
+ * its scheduler's run stack, which the spawn names in it. A chunk is carved once, from
+ * a fresh mapping, so the fields that read zero (no stack, nothing touched) are not
+ * written. */
 static ld_stack *chunk_setup(char *base)
 {
     ld_stack *chunk = (ld_stack *)base;
 
     chunk->guard = LD_GUARD_SHARED;
     chunk->fresh = 1;
-    chunk->touched = 0;
-    chunk->lo = NULL;
-    chunk->size = 0;
     return chunk;
 }
 
