@@ -157,22 +157,36 @@ static inline __attribute__((always_inline)) ld_wheel_block *wheel_tail(ld_wheel
 }
 
 /* Pairs placed one after another, as an add of many spans and a cascade place them:
- * one due in the same tick as the one before goes to the same tail block, if it has
- * room, without the slot worked out again. Sleepers fixed at one look mostly share
- * their tick, and keep sharing it as they cascade. */
+ * one due in the same tick as the one before goes to the same tail block, while it has
+ * room, without the slot worked out again, and the block's count is written once the
+ * run ends (wheel_placer_flush). Sleepers fixed at one look mostly share their tick,
+ * and keep sharing it as they cascade. */
 typedef struct wheel_placer {
     ld_wheel_block *tail; /* NULL before the first pair */
+    pair *next;           /* where tail's next pair goes */
+    pair *end; /* tail's end: next == end when it is full, or before the first */
     uint64_t due;
 } wheel_placer;
+
+static inline void wheel_placer_flush(wheel_placer *p)
+{
+    if (p->tail != NULL)
+        p->tail->n = (unsigned)(p->next - p->tail->pairs);
+}
 
 static inline __attribute__((always_inline)) void
 wheel_place_next(ld_wheel *w, wheel_placer *p, void *item, uint64_t due)
 {
-    if (p->tail == NULL || due != p->due || p->tail->n == LD_WHEEL_BLOCK_ITEMS) {
+    if (due != p->due || p->next == p->end) {
+        wheel_placer_flush(p);
         p->tail = wheel_tail(w, due);
+        p->next = p->tail->pairs + p->tail->n;
+        p->end = p->tail->pairs + LD_WHEEL_BLOCK_ITEMS;
         p->due = due;
     }
-    block_append(p->tail, item, due);
+    p->next->item = item;
+    p->next->due = due;
+    p->next++;
 }
 
 /* The least count whose blocks_needed exceeds `owned`, so that a reserve within it
@@ -224,7 +238,7 @@ void ld_wheel_add_spans(ld_wheel *w, const ld_wheel_span *spans, size_t n,
                         uint64_t now_ns)
 {
     uint64_t floor = w->now + 1, ns = 0, due = floor;
-    wheel_placer p = {NULL, 0};
+    wheel_placer p = {NULL, NULL, NULL, 0};
     size_t i;
 
     for (i = 0; i < n; i++) {
@@ -235,6 +249,7 @@ void ld_wheel_add_spans(ld_wheel *w, const ld_wheel_span *spans, size_t n,
         }
         wheel_place_next(w, &p, spans[i].item, due);
     }
+    wheel_placer_flush(&p);
     w->count += n;
 }
 
@@ -285,7 +300,7 @@ static void wheel_cascade(ld_wheel *w)
 
     for (level = LD_WHEEL_LEVELS - 1; level >= 1; level--) {
         unsigned shift = level * WHEEL_BITS;
-        wheel_placer p = {NULL, 0};
+        wheel_placer p = {NULL, NULL, NULL, 0};
         ld_wheel_block *b, *next;
 
         if ((w->now & ((1ull << shift) - 1)) != 0)
@@ -301,6 +316,7 @@ static void wheel_cascade(ld_wheel *w)
                 wheel_place_next(w, &p, b->pairs[i].item, b->pairs[i].due);
             block_give(w, b);
         }
+        wheel_placer_flush(&p);
     }
 }
 
