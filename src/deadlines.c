@@ -34,17 +34,7 @@ struct ld_deadlines {
     uint64_t armed_ns; /* when timer_fd expires; UINT64_MAX: disarmed */
     uint64_t woke_ns;  /* when timer_fd last woke the loop; 0: never */
     bool fired;        /* timer_fd expired since it was last set */
-    bool closing;
 };
-
-/* Items fire through here, so that none fires once the set is closing. */
-static void deadlines_on_fire(void *item, void *ctx)
-{
-    ld_deadlines *d = ctx;
-
-    if (!d->closing)
-        d->fire(item, d->ctx);
-}
 
 /* The spans added since the last look are fixed at this one, now_ns, a reading taken
  * after each was added: none can fire early. No add below fails: every add reserves
@@ -63,7 +53,7 @@ void ld_deadlines_expire(ld_deadlines *d, uint64_t now_ns)
     deadlines_fix(d, now_ns);
     if (d->wheel.count == 0)
         return;
-    ld_wheel_advance(&d->wheel, ld_wheel_tick_floor(now_ns), deadlines_on_fire, d);
+    ld_wheel_advance(&d->wheel, ld_wheel_tick_floor(now_ns), d->fire, d->ctx);
     if (d->wheel.count == 0 && d->later_n == 0)
         uv_unref((uv_handle_t *)&d->poll);
 }
@@ -192,7 +182,7 @@ static void deadlines_on_close(uv_handle_t *h)
 
 void ld_deadlines_close(ld_deadlines *d)
 {
-    d->closing = true;
+    ld_wheel_halt(&d->wheel); /* none fires once the set is closing */
     uv_close((uv_handle_t *)&d->poll, deadlines_on_close);
     uv_close((uv_handle_t *)&d->prepare, deadlines_on_close);
 }

@@ -337,7 +337,7 @@ static void wheel_fire(ld_wheel *w, ld_wheel_fire fire, void *ctx)
             __builtin_prefetch(next);
         for (i = 0; i < b->n; i++)
             __builtin_prefetch(b->pairs[i].item);
-        for (i = 0; i < b->n; i++) {
+        for (i = 0; i < b->n && !w->halted; i++) {
             w->count--;
             fire(b->pairs[i].item, ctx);
         }
@@ -345,10 +345,17 @@ static void wheel_fire(ld_wheel *w, ld_wheel_fire fire, void *ctx)
     }
 }
 
+/* The items left are dropped where they lie: fini frees their blocks with the
+ * batches. */
+void ld_wheel_halt(ld_wheel *w)
+{
+    w->halted = 1;
+}
+
 /* Jump from one tick with work to the next, never through empty ticks one by one. */
 void ld_wheel_advance(ld_wheel *w, uint64_t now, ld_wheel_fire fire, void *ctx)
 {
-    while (w->count != 0) {
+    while (w->count != 0 && !w->halted) {
         uint64_t t = ld_wheel_next(w);
 
         if (t > now)

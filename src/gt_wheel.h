@@ -41,6 +41,7 @@ typedef struct ld_wheel {
     size_t count;            /* items waiting */
     size_t owned;            /* blocks in slots or free, batch headers aside */
     size_t fits;             /* counts below this need no more blocks than owned */
+    int halted;              /* ld_wheel_halt was called: nothing fires any more */
     ld_wheel_block *free;    /* spare blocks, last freed first */
     ld_wheel_block *batches; /* the header block of every batch, for fini */
     uint64_t busy[LD_WHEEL_LEVELS][LD_WHEEL_SLOTS / 64]; /* non-empty slots */
@@ -105,6 +106,10 @@ void ld_wheel_add_spans(ld_wheel *w, const ld_wheel_span *spans, size_t n,
 /* The earliest tick at which the wheel has work (a firing or a cascade), never later
  * than the earliest deadline; UINT64_MAX when it is empty. */
 uint64_t ld_wheel_next(const ld_wheel *w);
+
+/* Fire nothing more, from the item being fired on, if any (fire may call it), until
+ * ld_wheel_fini: for an owner that is closing. */
+void ld_wheel_halt(ld_wheel *w);
 
 /* Move the clock to `now`, firing every item due by then in deadline order. fire may
  * add items; those due by `now` fire in the same call. Advance itself never allocates
