@@ -175,14 +175,12 @@ static ld_gt *runq_peek(const ld_sched *s, size_t ahead)
                                : NULL;
 }
 
-/* Before a spawn: room in the ring for one more live thread, the queue kept in order. */
-static int runq_reserve(ld_sched *s)
+/* A ring twice as large, the queue kept in order; out of a spawn's way. */
+static __attribute__((noinline)) int runq_grow(ld_sched *s)
 {
     size_t cap = s->runq_cap ? s->runq_cap * 2 : 64, i;
     ld_gt **ring;
 
-    if (s->live < s->runq_cap)
-        return 0;
     ring = malloc(cap * sizeof *ring);
     if (ring == NULL)
         return -ENOMEM;
@@ -195,15 +193,26 @@ static int runq_reserve(ld_sched *s)
     return 0;
 }
 
+/* Before a spawn: room in the ring for one more live thread. */
+static int runq_reserve(ld_sched *s)
+{
+    return s->live < s->runq_cap ? 0 : runq_grow(s);
+}
+
 /* A thread made runnable by a libuv callback while the loop waits (a uv timer due at
  * the top of uv_run, say) must end that wait, or the loop would block on with a
  * runnable thread; uv_stop makes libuv poll without blocking and return. */
-static void gt_make_ready(ld_gt *g)
+static void sched_make_ready(ld_sched *s, ld_gt *g)
 {
     g->state = GT_READY;
-    runq_push(g->sched, g);
-    if (g->sched->in_wait)
-        uv_stop(&g->sched->loop);
+    runq_push(s, g);
+    if (s->in_wait)
+        uv_stop(&s->loop);
+}
+
+static void gt_make_ready(ld_gt *g)
+{
+    sched_make_ready(g->sched, g);
 }
 
 /* While a green thread lives the async keeps the loop alive, so a carrier whose
@@ -811,7 +820,7 @@ int ld_gt_spawn(ld_sched *s, ld_gt_fn fn, void *arg, ld_gt **out)
     }
     sched_count_spawn(s, g);
     sched_live_inc(s);
-    gt_make_ready(g);
+    sched_make_ready(s, g);
     if (out != NULL)
         *out = g;
     return 0;
