@@ -117,9 +117,9 @@ static inline void ld_ctx_make(ld_ctx *c, void *stack_lo, size_t size, ld_ctx_en
 }
 
 /* The bytes a first frame takes, rounded up to whole cache lines, as copy mode moves
- * it: 72 on x86-64, 176 on AArch64 (and anything else, whose frame is not copied). */
+ * it: 64 on x86-64, 176 on AArch64 (and anything else, whose frame is not copied). */
 #if defined(__x86_64__)
-#define LD_CTX_FRAME_MAX 128u
+#define LD_CTX_FRAME_MAX 64u
 #else
 #define LD_CTX_FRAME_MAX 192u
 #endif

@@ -11,8 +11,8 @@
 
 /* void *ld_ctx_frame(void *stack_lo, size_t size, ld_ctx_entry entry, void *arg)
  * A first frame that "returns" into ld_ctx_trampoline with entry in r13 and arg in
- * r12, and above it the return address entry finds as if called: 72 bytes. The
- * caller's control words are copied in, so the new context inherits them. */
+ * r12, with the stack pointer at the top then: 64 bytes, one cache line. The caller's
+ * control words are copied in, so the new context inherits them. */
     .globl ld_ctx_frame
     .hidden ld_ctx_frame
     .type ld_ctx_frame, @function
@@ -21,7 +21,7 @@ ld_ctx_frame:
     .cfi_startproc
     leaq (%rdi,%rsi), %rax
     andq $-16, %rax
-    subq $72, %rax              /* after the frame pops, rsp is at top-8, as after a call */
+    subq $64, %rax              /* after the frame pops, rsp is at the 16-aligned top */
     stmxcsr (%rax)
     fnstcw 4(%rax)
     movq $0, 8(%rax)            /* r15 */
@@ -32,8 +32,6 @@ ld_ctx_frame:
     movq $0, 48(%rax)           /* rbp: ends the frame-pointer chain */
     leaq ld_ctx_trampoline(%rip), %rdx
     movq %rdx, 56(%rax)
-    leaq ld_ctx_entry_return(%rip), %rdx
-    movq %rdx, 64(%rax)         /* entry's return address */
     ret
     .cfi_endproc
     .size ld_ctx_frame, .-ld_ctx_frame
@@ -115,19 +113,17 @@ ld_ctx_load:
     .cfi_endproc
     .size ld_ctx_load, .-ld_ctx_load
 
-/* The first code of every context: entry(arg), jumped to with the stack as a call
- * leaves it (16-byte aligned but for the return address on top), so that no bytes of
- * alignment lie above entry's frame for copy mode to move at every switch. entry
- * never returns; if it did, its return address traps at once, and unwinding stops
- * here either way. */
+/* The first code of every context: entry(arg), called with the stack at the top, so
+ * that entry starts as calls do, 16-byte aligned but for its return address, and no
+ * bytes of alignment lie above its frame for copy mode to move at every switch. entry
+ * never returns; if it did there is nothing to return to, so trap at once. */
     .type ld_ctx_trampoline, @function
     .p2align 4
 ld_ctx_trampoline:
     .cfi_startproc
     .cfi_undefined rip
     movq %r12, %rdi
-    jmp *%r13
-ld_ctx_entry_return:
+    call *%r13
     ud2
     .cfi_endproc
     .size ld_ctx_trampoline, .-ld_ctx_trampoline
