@@ -23,7 +23,7 @@
  * ASan, or memcheck, no copy is plain (gt_copy.h). */
 static pthread_once_t copy_once = PTHREAD_ONCE_INIT;
 static int copy_memcheck;
-int ld_copy_plain;
+uint32_t ld_copy_plain_max;
 
 static void copy_probe(void)
 {
@@ -31,9 +31,9 @@ static void copy_probe(void)
     copy_memcheck = VALGRIND_MAKE_MEM_UNDEFINED(&copy_memcheck, 0) != 0;
 #endif
 #ifdef LD_CTX_ASAN
-    ld_copy_plain = 0;
+    ld_copy_plain_max = 0;
 #else
-    ld_copy_plain = !copy_memcheck;
+    ld_copy_plain_max = copy_memcheck ? 0 : LD_STACK_CHUNK_ROOM;
 #endif
 }
 

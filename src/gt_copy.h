@@ -103,11 +103,12 @@ static inline void ld_copy_lines(char *dst, const char *src, size_t bytes)
     }
 }
 
-/* 1 once a run stack is mapped in a process where no tool needs telling which bytes a
- * copy touches (no ASan, no memcheck): a freeze or thaw within the chunk's room is
- * then a plain copy, inlined into the scheduler. Everything else goes the told way,
- * out of line. */
-extern int ld_copy_plain;
+/* The most bytes a freeze or thaw copies plainly, inlined into the scheduler: once a
+ * run stack is mapped in a process where no tool needs telling which bytes a copy
+ * touches (no ASan, no memcheck), the chunk's room; else 0. Everything else goes the
+ * told way, out of line. One comparison tells both apart, since a copy is never
+ * empty. */
+extern uint32_t ld_copy_plain_max;
 
 void ld_copy_freeze_told(ld_stack *chunk, ld_copy_frozen *f, const void *sp,
                          const void *top);
@@ -122,7 +123,7 @@ static inline void ld_copy_freeze(ld_stack *chunk, ld_copy_frozen *f, const void
 {
     uint32_t len = ld_copy_len(sp, top);
 
-    if (len > LD_STACK_CHUNK_ROOM || !ld_copy_plain) {
+    if (len > ld_copy_plain_max) {
         ld_copy_freeze_told(chunk, f, sp, top);
         return;
     }
@@ -133,7 +134,7 @@ static inline void ld_copy_freeze(ld_stack *chunk, ld_copy_frozen *f, const void
 /* Copy the frozen frames back to where they were, the f->len bytes below top. */
 static inline void ld_copy_thaw(ld_stack *chunk, const ld_copy_frozen *f, void *top)
 {
-    if (f->len > LD_STACK_CHUNK_ROOM || !ld_copy_plain) {
+    if (f->len > ld_copy_plain_max) {
         ld_copy_thaw_told(chunk, f, top);
         return;
     }
