@@ -71,10 +71,12 @@ static inline int ld_copy_reserve(ld_copy_frozen *f, uint32_t len)
  * it if the room holds them all. Returns the bytes given back. */
 uint32_t ld_copy_trim(ld_copy_frozen *f, uint32_t len);
 
-/* Whole cache lines, at most the chunk's room of them, each a fixed-size copy the
- * compiler turns into vector moves: a string move's start-up would cost more than the
- * few lines a parked thread has. One jump into the run of copies, from the last line
- * down, instead of a loop that tests and counts. */
+/* Whole cache lines, at least one (a parked thread has at least its switch's frame)
+ * and at most the chunk's room of them, each a fixed-size copy the compiler turns into
+ * vector moves: a string move's start-up would cost more than the few lines a parked
+ * thread has. One or two lines, the depth of a thread parked in a sleep or of a first
+ * frame, take two comparisons; more take one jump into the run of copies, from the
+ * last line down, instead of a loop that tests and counts. */
 _Static_assert(LD_STACK_CHUNK_ROOM <= 5 * LD_COPY_LINE, "ld_copy_lines copies 5 lines");
 
 #define LD_COPY_LINE_AT(dst, src, i)                                                     \
@@ -82,6 +84,12 @@ _Static_assert(LD_STACK_CHUNK_ROOM <= 5 * LD_COPY_LINE, "ld_copy_lines copies 5 
 
 static inline void ld_copy_lines(char *dst, const char *src, size_t bytes)
 {
+    if (bytes <= 2 * LD_COPY_LINE) {
+        if (bytes == 2 * LD_COPY_LINE)
+            LD_COPY_LINE_AT(dst, src, 1);
+        LD_COPY_LINE_AT(dst, src, 0);
+        return;
+    }
     switch (bytes / LD_COPY_LINE) {
     case 5:
         LD_COPY_LINE_AT(dst, src, 4);
@@ -89,16 +97,10 @@ static inline void ld_copy_lines(char *dst, const char *src, size_t bytes)
     case 4:
         LD_COPY_LINE_AT(dst, src, 3);
         /* fall through */
-    case 3:
-        LD_COPY_LINE_AT(dst, src, 2);
-        /* fall through */
-    case 2:
-        LD_COPY_LINE_AT(dst, src, 1);
-        /* fall through */
-    case 1:
-        LD_COPY_LINE_AT(dst, src, 0);
-        /* fall through */
     default:
+        LD_COPY_LINE_AT(dst, src, 2);
+        LD_COPY_LINE_AT(dst, src, 1);
+        LD_COPY_LINE_AT(dst, src, 0);
         break;
     }
 }
