@@ -29,6 +29,7 @@ struct ld_deadlines {
     uv_prepare_t prepare; /* sets timer_fd before the loop polls */
     ld_wheel_span *later; /* added by ld_deadlines_add_after since the last look */
     size_t later_n, later_cap;
+    size_t later_room; /* spans an add may append unchecked; 0 after a look and an add */
     int timer_fd;
     int handles;       /* handles not yet closed, so the last close frees the set */
     uint64_t armed_ns; /* when timer_fd expires; UINT64_MAX: disarmed */
@@ -45,6 +46,7 @@ static void deadlines_fix(ld_deadlines *d, uint64_t now_ns)
 {
     ld_wheel_add_spans(&d->wheel, d->later, d->later_n, now_ns);
     d->later_n = 0;
+    d->later_room = 0;
 }
 
 /* The poll handle is what keeps the loop alive, exactly while deadlines are pending. */
@@ -68,6 +70,7 @@ int ld_deadlines_add(ld_deadlines *d, void *item, uint64_t at_ns)
 {
     int rc = deadlines_reserve(d, 1);
 
+    d->later_room = 0; /* worked out for the wheel's count before this */
     if (rc == 0)
         rc = ld_wheel_add(&d->wheel, item, ld_wheel_tick_ceil(at_ns));
     if (rc == 0)
@@ -76,12 +79,17 @@ int ld_deadlines_add(ld_deadlines *d, void *item, uint64_t at_ns)
 }
 
 /* An add that must grow the spans' array or the wheel, or is the first since the last
- * look: the poll handle is referenced while anything is pending, and an expire
- * unreferences it only once no span is left, so only that first span may find it
- * unreferenced. */
+ * look or the last ld_deadlines_add: the poll handle is referenced while anything is
+ * pending, and an expire unreferences it only once no span is left, so only the first
+ * span since a look may find it unreferenced. It works out how many spans may follow
+ * with no check at all: as many as both the array and the wheel have room for. The
+ * wheel's room only grows until the next look (firing lowers its count; a look moves
+ * the spans into it), so the figure holds until then, but for an absolute add. */
 static __attribute__((noinline)) int deadlines_add_after_slow(ld_deadlines *d, void *item,
                                                               uint64_t ns)
 {
+    size_t wheel_room;
+
     if (d->later_n == d->later_cap) {
         size_t cap = d->later_cap != 0 ? 2 * d->later_cap : 256;
         ld_wheel_span *later = realloc(d->later, cap * sizeof *later);
@@ -94,18 +102,21 @@ static __attribute__((noinline)) int deadlines_add_after_slow(ld_deadlines *d, v
         return -ENOMEM;
     uv_ref((uv_handle_t *)&d->poll);
     d->later[d->later_n++] = (ld_wheel_span){item, ns};
+    wheel_room = ld_wheel_room(&d->wheel, d->wheel.count + d->later_n);
+    d->later_room =
+        d->later_cap - d->later_n < wheel_room ? d->later_cap - d->later_n : wheel_room;
     return 0;
 }
 
-/* The spans are kept in one array, reused from look to look. An add that needs no
- * more room and follows another since the look only appends, and calls nothing. */
+/* The spans are kept in one array, reused from look to look. An add within the room
+ * the last checked one found only appends, and calls nothing. */
 int ld_deadlines_add_after(ld_deadlines *d, void *item, uint64_t ns)
 {
     if (ns == 0)
         return 1;
-    if (d->later_n == 0 || d->later_n == d->later_cap ||
-        !ld_wheel_covers(&d->wheel, d->wheel.count + d->later_n + 1))
+    if (d->later_room == 0)
         return deadlines_add_after_slow(d, item, ns);
+    d->later_room--;
     d->later[d->later_n++] = (ld_wheel_span){item, ns};
     return 0;
 }

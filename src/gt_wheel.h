@@ -80,6 +80,12 @@ static inline int ld_wheel_covers(const ld_wheel *w, size_t count)
     return count < w->fits;
 }
 
+/* How many items a wheel holding `count` can take beyond them, each add covered. */
+static inline size_t ld_wheel_room(const ld_wheel *w, size_t count)
+{
+    return count < w->fits ? w->fits - 1 - count : 0;
+}
+
 static inline int ld_wheel_reserve(ld_wheel *w, size_t count)
 {
     return ld_wheel_covers(w, count) ? 0 : ld_wheel_reserve_grow(w, count);
