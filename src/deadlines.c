@@ -18,12 +18,6 @@
 
 #include "gt_wheel.h"
 
-/* A deadline added as a span from the next look at the clock, not yet fixed. */
-typedef struct deadlines_later {
-    void *item;
-    uint64_t ns;
-} deadlines_later;
-
 _Static_assert(LD_DEADLINES_TICK_NS == 1u << LD_WHEEL_TICK_SHIFT,
                "deadlines.h states the wheel's tick");
 
@@ -31,26 +25,17 @@ struct ld_deadlines {
     ld_wheel wheel;
     ld_deadline_fire fire;
     void *ctx;
-    uv_poll_t poll;         /* readable once timer_fd has expired */
-    uv_prepare_t prepare;   /* sets timer_fd before the loop polls */
-    deadlines_later *later; /* added by ld_deadlines_add_after since the last look */
+    uv_poll_t poll;       /* readable once timer_fd has expired */
+    uv_prepare_t prepare; /* sets timer_fd before the loop polls */
+    ld_wheel_span *later; /* added by ld_deadlines_add_after since the last look */
     size_t later_n, later_cap;
+    size_t later_room; /* spans an add may append unchecked; 0 after a look and an add */
     int timer_fd;
     int handles;       /* handles not yet closed, so the last close frees the set */
     uint64_t armed_ns; /* when timer_fd expires; UINT64_MAX: disarmed */
     uint64_t woke_ns;  /* when timer_fd last woke the loop; 0: never */
     bool fired;        /* timer_fd expired since it was last set */
-    bool closing;
 };
-
-/* Items fire through here, so that none fires once the set is closing. */
-static void deadlines_on_fire(void *item, void *ctx)
-{
-    ld_deadlines *d = ctx;
-
-    if (!d->closing)
-        d->fire(item, d->ctx);
-}
 
 /* The spans added since the last look are fixed at this one, now_ns, a reading taken
  * after each was added: none can fire early. No add below fails: every add reserves
@@ -59,14 +44,9 @@ static void deadlines_on_fire(void *item, void *ctx)
  * stale reading from dropping a span). */
 static void deadlines_fix(ld_deadlines *d, uint64_t now_ns)
 {
-    uint64_t floor = d->wheel.now + 1;
-    size_t i;
-
-    for (i = 0; i < d->later_n; i++) {
-        uint64_t due = ld_wheel_tick_ceil(now_ns + d->later[i].ns);
-        (void)ld_wheel_add(&d->wheel, d->later[i].item, due > floor ? due : floor);
-    }
+    ld_wheel_add_spans(&d->wheel, d->later, d->later_n, now_ns);
     d->later_n = 0;
+    d->later_room = 0;
 }
 
 /* The poll handle is what keeps the loop alive, exactly while deadlines are pending. */
@@ -75,7 +55,7 @@ void ld_deadlines_expire(ld_deadlines *d, uint64_t now_ns)
     deadlines_fix(d, now_ns);
     if (d->wheel.count == 0)
         return;
-    ld_wheel_advance(&d->wheel, ld_wheel_tick_floor(now_ns), deadlines_on_fire, d);
+    ld_wheel_advance(&d->wheel, ld_wheel_tick_floor(now_ns), d->fire, d->ctx);
     if (d->wheel.count == 0 && d->later_n == 0)
         uv_unref((uv_handle_t *)&d->poll);
 }
@@ -90,6 +70,7 @@ int ld_deadlines_add(ld_deadlines *d, void *item, uint64_t at_ns)
 {
     int rc = deadlines_reserve(d, 1);
 
+    d->later_room = 0; /* worked out for the wheel's count before this */
     if (rc == 0)
         rc = ld_wheel_add(&d->wheel, item, ld_wheel_tick_ceil(at_ns));
     if (rc == 0)
@@ -97,14 +78,21 @@ int ld_deadlines_add(ld_deadlines *d, void *item, uint64_t at_ns)
     return rc;
 }
 
-/* The spans are kept in one array, doubled as needed and reused from look to look. */
-int ld_deadlines_add_after(ld_deadlines *d, void *item, uint64_t ns)
+/* An add that must grow the spans' array or the wheel, or is the first since the last
+ * look or the last ld_deadlines_add: the poll handle is referenced while anything is
+ * pending, and an expire unreferences it only once no span is left, so only the first
+ * span since a look may find it unreferenced. It works out how many spans may follow
+ * with no check at all: as many as both the array and the wheel have room for. The
+ * wheel's room only grows until the next look (firing lowers its count; a look moves
+ * the spans into it), so the figure holds until then, but for an absolute add. */
+static __attribute__((noinline)) int deadlines_add_after_slow(ld_deadlines *d, void *item,
+                                                              uint64_t ns)
 {
-    if (ns == 0)
-        return 1;
+    size_t wheel_room;
+
     if (d->later_n == d->later_cap) {
         size_t cap = d->later_cap != 0 ? 2 * d->later_cap : 256;
-        deadlines_later *later = realloc(d->later, cap * sizeof *later);
+        ld_wheel_span *later = realloc(d->later, cap * sizeof *later);
         if (later == NULL)
             return -ENOMEM;
         d->later = later;
@@ -112,8 +100,24 @@ int ld_deadlines_add_after(ld_deadlines *d, void *item, uint64_t ns)
     }
     if (deadlines_reserve(d, 1) != 0)
         return -ENOMEM;
-    d->later[d->later_n++] = (deadlines_later){item, ns};
     uv_ref((uv_handle_t *)&d->poll);
+    d->later[d->later_n++] = (ld_wheel_span){item, ns};
+    wheel_room = ld_wheel_room(&d->wheel, d->wheel.count + d->later_n);
+    d->later_room =
+        d->later_cap - d->later_n < wheel_room ? d->later_cap - d->later_n : wheel_room;
+    return 0;
+}
+
+/* The spans are kept in one array, reused from look to look. An add within the room
+ * the last checked one found only appends, and calls nothing. */
+int ld_deadlines_add_after(ld_deadlines *d, void *item, uint64_t ns)
+{
+    if (ns == 0)
+        return 1;
+    if (d->later_room == 0)
+        return deadlines_add_after_slow(d, item, ns);
+    d->later_room--;
+    d->later[d->later_n++] = (ld_wheel_span){item, ns};
     return 0;
 }
 
@@ -189,7 +193,7 @@ static void deadlines_on_close(uv_handle_t *h)
 
 void ld_deadlines_close(ld_deadlines *d)
 {
-    d->closing = true;
+    ld_wheel_halt(&d->wheel); /* none fires once the set is closing */
     uv_close((uv_handle_t *)&d->poll, deadlines_on_close);
     uv_close((uv_handle_t *)&d->prepare, deadlines_on_close);
 }

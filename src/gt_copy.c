@@ -19,14 +19,21 @@
 
 /* Whether memcheck watches the process: only it needs telling which run-stack bytes a
  * copy makes addressable, and asking costs a dozen instructions a copy everywhere
- * else, natively too. Memcheck answers the request -1, other tools and none 0. */
+ * else, natively too. Memcheck answers the request -1, other tools and none 0. Under
+ * ASan, or memcheck, no copy is plain (gt_copy.h). */
 static pthread_once_t copy_once = PTHREAD_ONCE_INIT;
 static int copy_memcheck;
+uint32_t ld_copy_plain_max;
 
 static void copy_probe(void)
 {
 #ifdef LD_STACK_VALGRIND
     copy_memcheck = VALGRIND_MAKE_MEM_UNDEFINED(&copy_memcheck, 0) != 0;
+#endif
+#ifdef LD_CTX_ASAN
+    ld_copy_plain_max = 0;
+#else
+    ld_copy_plain_max = copy_memcheck ? 0 : LD_STACK_CHUNK_ROOM;
 #endif
 }
 
@@ -96,20 +103,6 @@ static void run_addressable(const void *lo, size_t len)
 #endif
 }
 
-/* Whole cache lines, each a fixed-size copy the compiler turns into vector moves: a
- * string move's start-up would cost more than the few lines a parked thread has. Two
- * lines a turn, since most parked threads have two to four: half the loop's own
- * instructions. */
-static inline void copy_lines(char *dst, const char *src, size_t bytes)
-{
-    size_t i;
-
-    for (i = 0; i + 2 * LD_COPY_LINE <= bytes; i += 2 * LD_COPY_LINE)
-        __builtin_memcpy(dst + i, src + i, 2 * LD_COPY_LINE);
-    if (i < bytes)
-        __builtin_memcpy(dst + i, src + i, LD_COPY_LINE);
-}
-
 /* Nothing in the spill is live, so a larger one is a new allocation, not a realloc
  * that would copy dead frames. */
 int ld_copy_reserve_grow(ld_copy_frozen *f, uint32_t len)
@@ -151,30 +144,30 @@ uint32_t ld_copy_trim(ld_copy_frozen *f, uint32_t len)
 }
 
 /* The deepest frames go to the chunk's room, since a thread that parks again soon
- * parks at about the same depth; only what lies above them spills. The copy starts at
- * the line sp lies in, so it is whole lines on both sides; the run stack's top and the
- * room are line-aligned. */
-void ld_copy_freeze(ld_stack *chunk, ld_copy_frozen *f, const void *sp, const void *top)
+ * parks at about the same depth; only what lies above them spills. Tools are told of
+ * the bytes first. */
+void ld_copy_freeze_told(ld_stack *chunk, ld_copy_frozen *f, const void *sp,
+                         const void *top)
 {
     uint32_t len = ld_copy_len(sp, top), spill = ld_copy_spill_need(len);
     const char *lo = (const char *)top - len;
 
     run_unpoison(lo, len);
     run_addressable(lo, (size_t)((const char *)sp - lo));
-    copy_lines(ld_stack_chunk_room(chunk), lo, len - spill);
+    ld_copy_lines(ld_stack_chunk_room(chunk), lo, len - spill);
     if (spill != 0)
         memcpy(f->spill, lo + len - spill, spill);
     f->len = len;
 }
 
-void ld_copy_thaw(ld_stack *chunk, const ld_copy_frozen *f, void *top)
+void ld_copy_thaw_told(ld_stack *chunk, const ld_copy_frozen *f, void *top)
 {
     char *lo = (char *)top - f->len;
     size_t room = f->len < LD_STACK_CHUNK_ROOM ? f->len : LD_STACK_CHUNK_ROOM;
 
     run_unpoison(lo, f->len);
     run_addressable(lo, f->len);
-    copy_lines(lo, ld_stack_chunk_room(chunk), room);
+    ld_copy_lines(lo, ld_stack_chunk_room(chunk), room);
     if (f->len > room)
         memcpy(lo + room, f->spill, f->len - room);
 }

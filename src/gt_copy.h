@@ -71,12 +71,77 @@ static inline int ld_copy_reserve(ld_copy_frozen *f, uint32_t len)
  * it if the room holds them all. Returns the bytes given back. */
 uint32_t ld_copy_trim(ld_copy_frozen *f, uint32_t len);
 
+/* Whole cache lines, at least one (a parked thread has at least its switch's frame)
+ * and at most the chunk's room of them, each a fixed-size copy the compiler turns into
+ * vector moves: a string move's start-up would cost more than the few lines a parked
+ * thread has. One or two lines, the depth of a thread parked in a sleep or of a first
+ * frame, take two comparisons; more take one jump into the run of copies, from the
+ * last line down, instead of a loop that tests and counts. */
+_Static_assert(LD_STACK_CHUNK_ROOM <= 5 * LD_COPY_LINE, "ld_copy_lines copies 5 lines");
+
+#define LD_COPY_LINE_AT(dst, src, i)                                                     \
+    __builtin_memcpy((dst) + (i)*LD_COPY_LINE, (src) + (i)*LD_COPY_LINE, LD_COPY_LINE)
+
+static inline void ld_copy_lines(char *dst, const char *src, size_t bytes)
+{
+    if (bytes <= 2 * LD_COPY_LINE) {
+        if (bytes == 2 * LD_COPY_LINE)
+            LD_COPY_LINE_AT(dst, src, 1);
+        LD_COPY_LINE_AT(dst, src, 0);
+        return;
+    }
+    switch (bytes / LD_COPY_LINE) {
+    case 5:
+        LD_COPY_LINE_AT(dst, src, 4);
+        /* fall through */
+    case 4:
+        LD_COPY_LINE_AT(dst, src, 3);
+        /* fall through */
+    default:
+        LD_COPY_LINE_AT(dst, src, 2);
+        LD_COPY_LINE_AT(dst, src, 1);
+        LD_COPY_LINE_AT(dst, src, 0);
+        break;
+    }
+}
+
+/* The most bytes a freeze or thaw copies plainly, inlined into the scheduler: once a
+ * run stack is mapped in a process where no tool needs telling which bytes a copy
+ * touches (no ASan, no memcheck), the chunk's room; else 0. Everything else goes the
+ * told way, out of line. One comparison tells both apart, since a copy is never
+ * empty. */
+extern uint32_t ld_copy_plain_max;
+
+void ld_copy_freeze_told(ld_stack *chunk, ld_copy_frozen *f, const void *sp,
+                         const void *top);
+void ld_copy_thaw_told(ld_stack *chunk, const ld_copy_frozen *f, void *top);
+
 /* Copy the run stack out from sp's line to top into chunk and f, whose spill
- * ld_copy_reserve made large enough at the thread's switch-out. */
-void ld_copy_freeze(ld_stack *chunk, ld_copy_frozen *f, const void *sp, const void *top);
+ * ld_copy_reserve made large enough at the thread's switch-out. The copy starts at the
+ * line sp lies in, so it is whole lines on both sides; the run stack's top and the
+ * room are line-aligned. */
+static inline void ld_copy_freeze(ld_stack *chunk, ld_copy_frozen *f, const void *sp,
+                                  const void *top)
+{
+    uint32_t len = ld_copy_len(sp, top);
+
+    if (len > ld_copy_plain_max) {
+        ld_copy_freeze_told(chunk, f, sp, top);
+        return;
+    }
+    ld_copy_lines(ld_stack_chunk_room(chunk), (const char *)top - len, len);
+    f->len = len;
+}
 
 /* Copy the frozen frames back to where they were, the f->len bytes below top. */
-void ld_copy_thaw(ld_stack *chunk, const ld_copy_frozen *f, void *top);
+static inline void ld_copy_thaw(ld_stack *chunk, const ld_copy_frozen *f, void *top)
+{
+    if (f->len > ld_copy_plain_max) {
+        ld_copy_thaw_told(chunk, f, top);
+        return;
+    }
+    ld_copy_lines((char *)top - f->len, ld_stack_chunk_room(chunk), f->len);
+}
 
 /* Free the spill; f then holds nothing. */
 void ld_copy_release(ld_copy_frozen *f);

@@ -102,8 +102,9 @@ struct ld_sched {
     unsigned trim_after; /* ld_sched_config's; 0: never trim */
     size_t page;         /* ld_stack_page(), for own stacks' touched bytes */
     ld_stack_cache stacks;
-    ld_stack run; /* copy mode: the stack every thread runs on; run.lo NULL otherwise */
-    ld_gt *owner; /* copy mode: the thread whose frames are on it now, if any */
+    ld_stack run;  /* copy mode: the stack every thread runs on; run.lo NULL otherwise */
+    char *run_top; /* copy mode: its top, run.lo + run.size, where frozen frames end */
+    ld_gt *owner;  /* copy mode: the thread whose frames are on it now, if any */
     uv_loop_t loop;
     uv_async_t wake; /* referenced exactly while live > 0 */
     pthread_mutex_t remote_lock;
@@ -174,14 +175,12 @@ static ld_gt *runq_peek(const ld_sched *s, size_t ahead)
                                : NULL;
 }
 
-/* Before a spawn: room in the ring for one more live thread, the queue kept in order. */
-static int runq_reserve(ld_sched *s)
+/* A ring twice as large, the queue kept in order; out of a spawn's way. */
+static __attribute__((noinline)) int runq_grow(ld_sched *s)
 {
     size_t cap = s->runq_cap ? s->runq_cap * 2 : 64, i;
     ld_gt **ring;
 
-    if (s->live < s->runq_cap)
-        return 0;
     ring = malloc(cap * sizeof *ring);
     if (ring == NULL)
         return -ENOMEM;
@@ -194,15 +193,26 @@ static int runq_reserve(ld_sched *s)
     return 0;
 }
 
+/* Before a spawn: room in the ring for one more live thread. */
+static int runq_reserve(ld_sched *s)
+{
+    return s->live < s->runq_cap ? 0 : runq_grow(s);
+}
+
 /* A thread made runnable by a libuv callback while the loop waits (a uv timer due at
  * the top of uv_run, say) must end that wait, or the loop would block on with a
  * runnable thread; uv_stop makes libuv poll without blocking and return. */
-static void gt_make_ready(ld_gt *g)
+static void sched_make_ready(ld_sched *s, ld_gt *g)
 {
     g->state = GT_READY;
-    runq_push(g->sched, g);
-    if (g->sched->in_wait)
-        uv_stop(&g->sched->loop);
+    runq_push(s, g);
+    if (s->in_wait)
+        uv_stop(&s->loop);
+}
+
+static void gt_make_ready(ld_gt *g)
+{
+    sched_make_ready(g->sched, g);
 }
 
 /* While a green thread lives the async keeps the loop alive, so a carrier whose
@@ -399,7 +409,7 @@ sched_count_freeze(ld_sched *s, uint64_t capacity, uint32_t used)
 static void sched_out_copy(ld_sched *s, ld_gt *g)
 {
     ld_gt_stack_stats *st = &s->stats;
-    uint32_t len = ld_copy_len(g->ctx.sp, (char *)s->run.lo + s->run.size);
+    uint32_t len = ld_copy_len(g->ctx.sp, s->run_top);
     uint32_t had = g->frozen.spill_cap, keep;
     int room = ld_copy_reserve(&g->frozen, len);
 
@@ -492,8 +502,9 @@ void ld_sched_stack_stats_reset(ld_sched *s)
 /* --- Threads --------------------------------------------------------------------------
  */
 
-/* The struct lives on the stack (or chunk), so freeing the thread is giving it back. */
-static void gt_free(ld_gt *g)
+/* The struct lives on the stack (or chunk), so freeing the thread is giving it back.
+ * Inlined into the end of a detached thread, once a life. */
+static inline __attribute__((always_inline)) void gt_free(ld_gt *g)
 {
     g->sched->stats.bytes_resident -= gt_capacity(g->sched, g);
     if (g->frozen.spill != NULL) /* most threads never spill */
@@ -525,7 +536,7 @@ _Noreturn static void gt_entry(void *arg)
     g->started = true;
     g->fn(g->arg);
     g->state = GT_DONE;
-    ld_ctx_leave(&g->ctx, &g->sched->ctx);
+    ld_ctx_leave(&g->sched->ctx);
 }
 
 /* g becomes the running thread, for the scheduler and for watchdogs. */
@@ -544,14 +555,13 @@ static void sched_enter(ld_sched *s, ld_gt *g)
  * again before any other copies nothing. */
 static void sched_give_run_stack(ld_sched *s, ld_gt *g)
 {
-    char *top = (char *)s->run.lo + s->run.size;
     ld_gt *prev = s->owner;
 
     if (prev == g)
         return;
     if (prev != NULL)
-        ld_copy_freeze(&prev->stack, &prev->frozen, prev->ctx.sp, top);
-    ld_copy_thaw(&g->stack, &g->frozen, top);
+        ld_copy_freeze(&prev->stack, &prev->frozen, prev->ctx.sp, s->run_top);
+    ld_copy_thaw(&g->stack, &g->frozen, s->run_top);
     s->owner = g;
 }
 
@@ -588,8 +598,6 @@ static inline __attribute__((always_inline)) void sched_prefetch(const ld_sched 
     const char *frames;
     size_t off;
 
-    if (g == NULL)
-        return;
     __builtin_prefetch(g, 1);
     __builtin_prefetch((const char *)g + 64, 1);
     frames = s->run.lo != NULL ? ld_stack_chunk_room((ld_stack *)&g->stack) : g->ctx.sp;
@@ -602,7 +610,8 @@ static void sched_run_batch(ld_sched *s)
     int i;
 
     for (i = 0; i < LD_SCHED_BATCH && s->runq_len != 0; i++) {
-        sched_prefetch(s, runq_peek(s, LD_SCHED_PREFETCH));
+        if (s->runq_len > LD_SCHED_PREFETCH)
+            sched_prefetch(s, runq_peek(s, LD_SCHED_PREFETCH));
         sched_resume(s, runq_pop(s));
     }
 }
@@ -648,11 +657,16 @@ int ld_sched_run(ld_sched *s)
  * ucontext backend keeps pointers into its stacks, so it cannot copy them. */
 static int sched_run_stack_map(ld_sched *s)
 {
+    int rc;
+
     if (ld_stack_depot_mode(s->stacks.depot) != LD_STACK_COPY)
         return 0;
     if (!ld_stack_mode_supported(LD_STACK_COPY))
         return -ENOTSUP;
-    return ld_copy_run_map(&s->run, ld_stack_depot_size(s->stacks.depot));
+    rc = ld_copy_run_map(&s->run, ld_stack_depot_size(s->stacks.depot));
+    if (rc == 0)
+        s->run_top = (char *)s->run.lo + s->run.size;
+    return rc;
 }
 
 /* For the overflow handler (gt_overflow.h): what runs on this carrier. It only reads
@@ -806,7 +820,7 @@ int ld_gt_spawn(ld_sched *s, ld_gt_fn fn, void *arg, ld_gt **out)
     }
     sched_count_spawn(s, g);
     sched_live_inc(s);
-    gt_make_ready(g);
+    sched_make_ready(s, g);
     if (out != NULL)
         *out = g;
     return 0;
@@ -865,14 +879,24 @@ void ld_gt_yield(void)
     sched_out_own(g->sched, g); /* a direct switch is own mode's */
 }
 
+/* A set of sleepers that could not take a deadline (rc < 0), or ns of 0 (rc 1): the
+ * thread yields until its deadline instead, slower, never wrong. Apart from
+ * ld_gt_sleep_ns, so that a sleep that parks keeps nothing across its calls. */
+static __attribute__((noinline)) void gt_sleep_yielding(int rc, uint64_t ns)
+{
+    uint64_t deadline = uv_hrtime() + ns;
+
+    do
+        ld_gt_yield();
+    while (rc < 0 && uv_hrtime() < deadline);
+}
+
 /* The deadline is fixed at the scheduler's next look at the clock, after this call: it
  * never fires early, and late by at most the rest of the batch, the same bound its
- * expiry already has. A sleep thus reads no clock of its own. A set that cannot grow
- * leaves the thread yielding until its deadline instead: slower, never wrong. */
+ * expiry already has. A sleep thus reads no clock of its own. */
 void ld_gt_sleep_ns(uint64_t ns)
 {
     ld_gt *g = ld_gt_self();
-    uint64_t deadline;
     int rc;
 
     if (g == NULL)
@@ -880,15 +904,12 @@ void ld_gt_sleep_ns(uint64_t ns)
     if (ns > UINT64_MAX / 4)
         ns = UINT64_MAX / 4;
     rc = ld_deadlines_add_after(g->sched->sleepers, g, ns);
-    if (rc == 0) {
-        g->state = GT_SLEEPING;
-        gt_block(g);
+    if (rc != 0) {
+        gt_sleep_yielding(rc, ns);
         return;
     }
-    deadline = uv_hrtime() + ns;
-    do
-        ld_gt_yield();
-    while (rc < 0 && uv_hrtime() < deadline);
+    g->state = GT_SLEEPING;
+    gt_block(g);
 }
 
 /* Joining waits on the joined thread's carrier, so both must share it. A thread that

@@ -34,9 +34,6 @@
 #define DEPOT_BATCH 32u
 #define RESERVE_BATCH 256u
 
-/* How many stacks ahead of a spawn the cache starts fetching one (ld_stack_get). */
-#define STACK_PREFETCH 12u
-
 /* One mapping, carved from its low end up. */
 typedef struct stack_slab {
     struct stack_slab *next;
@@ -297,16 +294,15 @@ static ld_stack *slot_setup(ld_stack_depot *p, char *base)
 }
 
 /* A carved chunk: its header, written now, faults in its page. Its thread will run on
- * its scheduler's run stack, which the spawn names in it. */
+ * its scheduler's run stack, which the spawn names in it. A chunk is carved once, from
+ * a fresh mapping, so the fields that read zero (no stack, nothing touched) are not
+ * written. */
 static ld_stack *chunk_setup(char *base)
 {
     ld_stack *chunk = (ld_stack *)base;
 
     chunk->guard = LD_GUARD_SHARED;
     chunk->fresh = 1;
-    chunk->touched = 0;
-    chunk->lo = NULL;
-    chunk->size = 0;
     return chunk;
 }
 
@@ -459,25 +455,6 @@ void ld_stack_cache_fini(ld_stack_cache *c)
     c->depot = NULL;
 }
 
-/* Start fetching the lines a spawn writes in st: the thread's struct at the start of
- * the header, and its first frame, which an own stack has just below the header and
- * a chunk in its room, right after it. Stacks in the cache are mostly cold, and the
- * array, unlike a list linked through them, names the next ones before any of them
- * is read. Always inlined: GCC deems a function that only prefetches free of effects,
- * and drops every call to it. */
-static inline __attribute__((always_inline)) void stack_prefetch(const ld_stack_cache *c,
-                                                                 const ld_stack *st)
-{
-    const char *p = (const char *)st + c->prefetch_from;
-
-    __builtin_prefetch(p, 1);
-    __builtin_prefetch(p + 64, 1);
-    __builtin_prefetch(p + 128, 1);
-    __builtin_prefetch(p + 192, 1);
-    __builtin_prefetch(p + 256, 1);
-    __builtin_prefetch(p + 320, 1);
-}
-
 /* An empty cache takes a batch from the depot's free stacks, else newly carved ones. */
 static size_t cache_refill(ld_stack_cache *c)
 {
@@ -488,27 +465,29 @@ static size_t cache_refill(ld_stack_cache *c)
     c->count = depot_take(c->depot, want, c->ring);
     if (c->count == 0)
         c->count = depot_carve(c->depot, want, c->ring, &rc);
-    for (i = c->count > STACK_PREFETCH ? c->count - STACK_PREFETCH : 0; i < c->count; i++)
-        stack_prefetch(c, c->ring[i]);
+    for (i = c->count > LD_STACK_PREFETCH ? c->count - LD_STACK_PREFETCH : 0;
+         i < c->count; i++)
+        ld_stack_prefetch(c, c->ring[i]);
     return c->count;
 }
 
-/* The newest stack of the cache; the one STACK_PREFETCH places behind it starts
- * coming in now, for a spawn soon after. */
-ld_stack *ld_stack_get(ld_stack_cache *c)
+/* A cache that ld_stack_get's inline path cannot serve: it refills when empty; of
+ * its last few stacks, none is far enough back to fetch ahead of time. */
+ld_stack *ld_stack_get_slow(ld_stack_cache *c)
 {
     if (c->count == 0 && cache_refill(c) == 0)
         return NULL;
     c->count--;
-    if (c->count >= STACK_PREFETCH)
-        stack_prefetch(c, c->ring[(c->first + c->count - STACK_PREFETCH) & c->mask]);
+    if (c->count >= LD_STACK_PREFETCH)
+        ld_stack_prefetch(c,
+                          c->ring[(c->first + c->count - LD_STACK_PREFETCH) & c->mask]);
     return c->ring[(c->first + c->count) & c->mask];
 }
 
 /* A thread's last frames never return, so ASan still has their redzones poisoned:
  * clear them before the stack is reused. A full cache gives its oldest batch to the
  * depot, where other schedulers can have them, and keeps the stacks still warm. */
-void ld_stack_put(ld_stack_cache *c, ld_stack *st)
+void ld_stack_put_slow(ld_stack_cache *c, ld_stack *st)
 {
 #ifdef LD_CTX_ASAN
     if (st->guard != LD_GUARD_SHARED)

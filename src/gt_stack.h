@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "gt.h"
+#include "gt_switch.h" /* LD_CTX_ASAN */
 
 #if defined(__has_include)
 /* cppcheck cannot evaluate __has_include. */
@@ -116,12 +117,58 @@ void ld_stack_unpoison_fresh(void *base, size_t len);
 /* Give every free stack back to the depot, and destroy the depot if it was private. */
 void ld_stack_cache_fini(ld_stack_cache *c);
 
-/* A stack: from the cache, else from the depot, else newly carved. NULL: out of memory
- * (the slab mmap was refused). */
-ld_stack *ld_stack_get(ld_stack_cache *c);
+/* How many stacks ahead of a spawn the cache starts fetching one (ld_stack_get). */
+#define LD_STACK_PREFETCH 12u
 
-/* Give a stack back, once nothing runs on it or reads its header any more. */
-void ld_stack_put(ld_stack_cache *c, ld_stack *st);
+/* Start fetching the lines a spawn writes in st: the thread's struct at the start of
+ * the header, and its first frame, which an own stack has just below the header and
+ * a chunk in its room, right after it. Stacks in the cache are mostly cold, and the
+ * array, unlike a list linked through them, names the next ones before any of them
+ * is read. Always inlined: GCC deems a function that only prefetches free of effects,
+ * and drops every call to it. */
+static inline __attribute__((always_inline)) void
+ld_stack_prefetch(const ld_stack_cache *c, const ld_stack *st)
+{
+    const char *p = (const char *)st + c->prefetch_from;
+
+    __builtin_prefetch(p, 1);
+    __builtin_prefetch(p + 64, 1);
+    __builtin_prefetch(p + 128, 1);
+    __builtin_prefetch(p + 192, 1);
+    __builtin_prefetch(p + 256, 1);
+    __builtin_prefetch(p + 320, 1);
+}
+
+/* The rest of ld_stack_get and ld_stack_put, out of line. */
+ld_stack *ld_stack_get_slow(ld_stack_cache *c);
+void ld_stack_put_slow(ld_stack_cache *c, ld_stack *st);
+
+/* A stack: from the cache, else from the depot, else newly carved. NULL: out of memory
+ * (the slab mmap was refused). The newest stack of the cache; the one
+ * LD_STACK_PREFETCH places behind it starts coming in now, for a spawn soon after.
+ * Inlined, since a spawn that takes a cached stack costs little more than the call. */
+static inline ld_stack *ld_stack_get(ld_stack_cache *c)
+{
+    if (c->count <= LD_STACK_PREFETCH)
+        return ld_stack_get_slow(c);
+    c->count--;
+    ld_stack_prefetch(c, c->ring[(c->first + c->count - LD_STACK_PREFETCH) & c->mask]);
+    return c->ring[(c->first + c->count) & c->mask];
+}
+
+/* Give a stack back, once nothing runs on it or reads its header any more. Inlined
+ * while the cache has room, but under ASan (see ld_stack_put_slow). */
+static inline void ld_stack_put(ld_stack_cache *c, ld_stack *st)
+{
+#ifndef LD_CTX_ASAN
+    if (c->count < c->cap) {
+        c->ring[(c->first + c->count) & c->mask] = st;
+        c->count++;
+        return;
+    }
+#endif
+    ld_stack_put_slow(c, st);
+}
 
 /* Own mode: the bytes of st's slot its threads have touched, the header's page and
  * those below it down to `touched`, in whole pages of `page` bytes: a slot ends on a

@@ -71,6 +71,10 @@ void *ld_ctx_frame(void *stack_lo, size_t size, ld_ctx_entry entry, void *arg);
  * the context whose stack pointer is load_sp. Returns when something jumps back. */
 void ld_ctx_jump(void **save_sp, void *load_sp);
 
+/* Backend: resume the context whose stack pointer is load_sp, saving nothing of the
+ * running one, which must never be resumed. */
+_Noreturn void ld_ctx_load(void *load_sp);
+
 /* The calling thread's own context, the one a scheduler runs on. It needs no frame:
  * its first ld_ctx_swap away from it fills it in. */
 static inline void ld_ctx_init_self(ld_ctx *c)
@@ -113,9 +117,9 @@ static inline void ld_ctx_make(ld_ctx *c, void *stack_lo, size_t size, ld_ctx_en
 }
 
 /* The bytes a first frame takes, rounded up to whole cache lines, as copy mode moves
- * it: 80 on x86-64, 176 on AArch64 (and anything else, whose frame is not copied). */
+ * it: 64 on x86-64, 176 on AArch64 (and anything else, whose frame is not copied). */
 #if defined(__x86_64__)
-#define LD_CTX_FRAME_MAX 128u
+#define LD_CTX_FRAME_MAX 64u
 #else
 #define LD_CTX_FRAME_MAX 192u
 #endif
@@ -165,9 +169,10 @@ static inline void ld_ctx_swap(ld_ctx *from, ld_ctx *to)
 #endif
 }
 
-/* The last switch away from a context whose entry function is done. ASan frees its
- * fake stack now; the stack itself may be reused once `to` runs. Never returns. */
-_Noreturn static inline void ld_ctx_leave(ld_ctx *from, ld_ctx *to)
+/* The last switch away from a context whose entry function is done: nothing of it is
+ * saved. ASan frees its fake stack now; the stack itself may be reused once `to`
+ * runs. Never returns. */
+_Noreturn static inline void ld_ctx_leave(ld_ctx *to)
 {
 #ifdef LD_CTX_ASAN
     __sanitizer_start_switch_fiber(NULL, to->stack_lo, to->stack_size);
@@ -175,8 +180,7 @@ _Noreturn static inline void ld_ctx_leave(ld_ctx *from, ld_ctx *to)
 #ifdef LD_CTX_TSAN
     __tsan_switch_to_fiber(to->fiber, 0);
 #endif
-    ld_ctx_jump(&from->sp, to->sp);
-    __builtin_unreachable();
+    ld_ctx_load(to->sp);
 }
 
 /* Release what a context made by ld_ctx_make holds besides its stack (TSan's fiber).

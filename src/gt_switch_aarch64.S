@@ -38,32 +38,8 @@ ld_ctx_frame:
     .cfi_endproc
     .size ld_ctx_frame, .-ld_ctx_frame
 
-/* void ld_ctx_jump(void **save_sp, void *load_sp) */
-    .globl ld_ctx_jump
-    .hidden ld_ctx_jump
-    .type ld_ctx_jump, %function
-    .p2align 4
-ld_ctx_jump:
-    .cfi_startproc
-    sub sp, sp, #176
-    .cfi_def_cfa_offset 176
-    stp x19, x20, [sp, #0]
-    stp x21, x22, [sp, #16]
-    stp x23, x24, [sp, #32]
-    stp x25, x26, [sp, #48]
-    stp x27, x28, [sp, #64]
-    stp x29, x30, [sp, #80]
-    .cfi_offset x29, -96
-    .cfi_offset x30, -88
-    stp d8, d9, [sp, #96]
-    stp d10, d11, [sp, #112]
-    stp d12, d13, [sp, #128]
-    stp d14, d15, [sp, #144]
-    mrs x9, fpcr
-    str x9, [sp, #160]
-    mov x9, sp
-    str x9, [x0]
-    mov sp, x1                  /* the other context's stack, laid out the same way */
+/* Resume the context whose saved stack is now sp's: the second half of every switch. */
+.macro LD_CTX_RESTORE
     ldp x19, x20, [sp, #0]
     ldp x21, x22, [sp, #16]
     ldp x23, x24, [sp, #32]
@@ -77,10 +53,44 @@ ld_ctx_jump:
     ldr x9, [sp, #160]
     msr fpcr, x9
     add sp, sp, #176
-    .cfi_def_cfa_offset 0
     ret
-    .cfi_endproc
+.endm
+
+/* void ld_ctx_jump(void **save_sp, void *load_sp) */
+    .globl ld_ctx_jump
+    .hidden ld_ctx_jump
+    .type ld_ctx_jump, %function
+    .p2align 4
+ld_ctx_jump:
+    sub sp, sp, #176
+    stp x19, x20, [sp, #0]
+    stp x21, x22, [sp, #16]
+    stp x23, x24, [sp, #32]
+    stp x25, x26, [sp, #48]
+    stp x27, x28, [sp, #64]
+    stp x29, x30, [sp, #80]
+    stp d8, d9, [sp, #96]
+    stp d10, d11, [sp, #112]
+    stp d12, d13, [sp, #128]
+    stp d14, d15, [sp, #144]
+    mrs x9, fpcr
+    str x9, [sp, #160]
+    mov x9, sp
+    str x9, [x0]
+    mov sp, x1                  /* the other context's stack, laid out the same way */
+    LD_CTX_RESTORE
     .size ld_ctx_jump, .-ld_ctx_jump
+
+/* void ld_ctx_load(void *load_sp): a jump that saves nothing, for a context that is
+ * never resumed. */
+    .globl ld_ctx_load
+    .hidden ld_ctx_load
+    .type ld_ctx_load, %function
+    .p2align 4
+ld_ctx_load:
+    mov sp, x0
+    LD_CTX_RESTORE
+    .size ld_ctx_load, .-ld_ctx_load
 
 /* The first code of every context: entry(arg) on a 16-byte aligned stack. entry never
  * returns; if it did there is nothing to return to, so trap at once. */

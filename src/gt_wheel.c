@@ -100,29 +100,34 @@ static void block_give(ld_wheel *w, ld_wheel_block *b)
     w->free = b;
 }
 
-/* The level of the highest byte in which due and the clock differ (they do differ). */
-static unsigned wheel_level(uint64_t due, uint64_t now)
+/* A slot's tail block has no room, or there is none: start one. Every block but the
+ * tail stays full, which the bound on blocks relies on. */
+static __attribute__((noinline)) ld_wheel_block *slot_extend(ld_wheel *w, unsigned level,
+                                                             unsigned slot)
 {
-    return (unsigned)(63 - __builtin_clzll(due ^ now)) / WHEEL_BITS;
+    ld_wheel_block *tail = w->tail[level][slot], *b = block_take(w);
+
+    if (tail == NULL) {
+        w->head[level][slot] = b;
+        w->busy[level][slot / 64] |= 1ull << (slot % 64);
+    } else {
+        tail->next = b;
+    }
+    w->tail[level][slot] = b;
+    return b;
 }
 
-/* Append to the slot's tail block, starting a block when it is full or there is none:
- * every block but the tail stays full, which the bound on blocks relies on. */
-static void slot_push(ld_wheel *w, unsigned level, unsigned slot, void *item,
-                      uint64_t due)
+/* The tail block of due's slot, with room for one more pair. */
+static inline __attribute__((always_inline)) ld_wheel_block *
+slot_tail(ld_wheel *w, unsigned level, unsigned slot)
 {
     ld_wheel_block *b = w->tail[level][slot];
 
-    if (b == NULL) {
-        b = block_take(w);
-        w->head[level][slot] = b;
-        w->tail[level][slot] = b;
-        w->busy[level][slot / 64] |= 1ull << (slot % 64);
-    } else if (b->n == LD_WHEEL_BLOCK_ITEMS) {
-        b->next = block_take(w);
-        b = b->next;
-        w->tail[level][slot] = b;
-    }
+    return b != NULL && b->n != LD_WHEEL_BLOCK_ITEMS ? b : slot_extend(w, level, slot);
+}
+
+static inline void block_append(ld_wheel_block *b, void *item, uint64_t due)
+{
     b->pairs[b->n].item = item;
     b->pairs[b->n].due = due;
     b->n++;
@@ -139,17 +144,49 @@ static ld_wheel_block *slot_take(ld_wheel *w, unsigned level, unsigned slot)
     return list;
 }
 
-/* A pair due now goes to the slot that fires next; any other to its level. */
-static void wheel_place(ld_wheel *w, void *item, uint64_t due)
+/* A pair goes to the level of the highest byte in which due and the clock differ, in
+ * that byte's slot: this returns that slot's tail, with room. One due now has no such
+ * byte: the |1 puts it at level 0, in the clock's own slot, the one that fires next,
+ * without a branch. */
+static inline __attribute__((always_inline)) ld_wheel_block *wheel_tail(ld_wheel *w,
+                                                                        uint64_t due)
 {
-    unsigned level;
+    unsigned level = (unsigned)(63 - __builtin_clzll((due ^ w->now) | 1)) / WHEEL_BITS;
 
-    if (due == w->now) {
-        slot_push(w, 0, (unsigned)(w->now & WHEEL_MASK), item, due);
-        return;
+    return slot_tail(w, level, (unsigned)(due >> (level * WHEEL_BITS)) & WHEEL_MASK);
+}
+
+/* Pairs placed one after another, as an add of many spans and a cascade place them:
+ * one due in the same tick as the one before goes to the same tail block, while it has
+ * room, without the slot worked out again, and the block's count is written once the
+ * run ends (wheel_placer_flush). Sleepers fixed at one look mostly share their tick,
+ * and keep sharing it as they cascade. */
+typedef struct wheel_placer {
+    ld_wheel_block *tail; /* NULL before the first pair */
+    pair *next;           /* where tail's next pair goes */
+    pair *end; /* tail's end: next == end when it is full, or before the first */
+    uint64_t due;
+} wheel_placer;
+
+static inline void wheel_placer_flush(wheel_placer *p)
+{
+    if (p->tail != NULL)
+        p->tail->n = (unsigned)(p->next - p->tail->pairs);
+}
+
+static inline __attribute__((always_inline)) void
+wheel_place_next(ld_wheel *w, wheel_placer *p, void *item, uint64_t due)
+{
+    if (due != p->due || p->next == p->end) {
+        wheel_placer_flush(p);
+        p->tail = wheel_tail(w, due);
+        p->next = p->tail->pairs + p->tail->n;
+        p->end = p->tail->pairs + LD_WHEEL_BLOCK_ITEMS;
+        p->due = due;
     }
-    level = wheel_level(due, w->now);
-    slot_push(w, level, (unsigned)(due >> (level * WHEEL_BITS)) & WHEEL_MASK, item, due);
+    p->next->item = item;
+    p->next->due = due;
+    p->next++;
 }
 
 /* The least count whose blocks_needed exceeds `owned`, so that a reserve within it
@@ -189,9 +226,31 @@ int ld_wheel_add(ld_wheel *w, void *item, uint64_t due)
         return 1;
     if (ld_wheel_reserve(w, w->count + 1) != 0)
         return -ENOMEM;
-    wheel_place(w, item, due);
+    block_append(wheel_tail(w, due), item, due);
     w->count++;
     return 0;
+}
+
+/* Each span becomes a deadline in the tick now_ns + ns ends in, rounded up, and
+ * never sooner than the tick after the clock's, so that none is due already; a span
+ * as long as the one before shares its tick, worked out once. */
+void ld_wheel_add_spans(ld_wheel *w, const ld_wheel_span *spans, size_t n,
+                        uint64_t now_ns)
+{
+    uint64_t floor = w->now + 1, ns = 0, due = floor;
+    wheel_placer p = {NULL, NULL, NULL, 0};
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        if (i == 0 || spans[i].ns != ns) { /* sleepers mostly sleep alike */
+            ns = spans[i].ns;
+            due = ld_wheel_tick_ceil(now_ns + ns);
+            due = due > floor ? due : floor;
+        }
+        wheel_place_next(w, &p, spans[i].item, due);
+    }
+    wheel_placer_flush(&p);
+    w->count += n;
 }
 
 /* The first non-empty slot after `after`, or -1: a scan of at most four words. */
@@ -241,6 +300,7 @@ static void wheel_cascade(ld_wheel *w)
 
     for (level = LD_WHEEL_LEVELS - 1; level >= 1; level--) {
         unsigned shift = level * WHEEL_BITS;
+        wheel_placer p = {NULL, NULL, NULL, 0};
         ld_wheel_block *b, *next;
 
         if ((w->now & ((1ull << shift) - 1)) != 0)
@@ -253,9 +313,10 @@ static void wheel_cascade(ld_wheel *w)
             if (next != NULL)
                 __builtin_prefetch(next);
             for (i = 0; i < b->n; i++)
-                wheel_place(w, b->pairs[i].item, b->pairs[i].due);
+                wheel_place_next(w, &p, b->pairs[i].item, b->pairs[i].due);
             block_give(w, b);
         }
+        wheel_placer_flush(&p);
     }
 }
 
@@ -276,7 +337,7 @@ static void wheel_fire(ld_wheel *w, ld_wheel_fire fire, void *ctx)
             __builtin_prefetch(next);
         for (i = 0; i < b->n; i++)
             __builtin_prefetch(b->pairs[i].item);
-        for (i = 0; i < b->n; i++) {
+        for (i = 0; i < b->n && !w->halted; i++) {
             w->count--;
             fire(b->pairs[i].item, ctx);
         }
@@ -284,10 +345,17 @@ static void wheel_fire(ld_wheel *w, ld_wheel_fire fire, void *ctx)
     }
 }
 
+/* The items left are dropped where they lie: fini frees their blocks with the
+ * batches. */
+void ld_wheel_halt(ld_wheel *w)
+{
+    w->halted = 1;
+}
+
 /* Jump from one tick with work to the next, never through empty ticks one by one. */
 void ld_wheel_advance(ld_wheel *w, uint64_t now, ld_wheel_fire fire, void *ctx)
 {
-    while (w->count != 0) {
+    while (w->count != 0 && !w->halted) {
         uint64_t t = ld_wheel_next(w);
 
         if (t > now)

@@ -41,6 +41,7 @@ typedef struct ld_wheel {
     size_t count;            /* items waiting */
     size_t owned;            /* blocks in slots or free, batch headers aside */
     size_t fits;             /* counts below this need no more blocks than owned */
+    int halted;              /* ld_wheel_halt was called: nothing fires any more */
     ld_wheel_block *free;    /* spare blocks, last freed first */
     ld_wheel_block *batches; /* the header block of every batch, for fini */
     uint64_t busy[LD_WHEEL_LEVELS][LD_WHEEL_SLOTS / 64]; /* non-empty slots */
@@ -72,11 +73,22 @@ static inline uint64_t ld_wheel_tick_floor(uint64_t t)
 int ld_wheel_reserve_grow(ld_wheel *w, size_t count);
 
 /* Own blocks enough for `count` items, so that adds up to that count cannot fail:
- * 0, or -ENOMEM when the wheel could not grow. A count the wheel already covers costs
- * one comparison, so a caller may reserve at every add. */
+ * 0, or -ENOMEM when the wheel could not grow. A count the wheel already covers
+ * (ld_wheel_covers) costs one comparison, so a caller may reserve at every add. */
+static inline int ld_wheel_covers(const ld_wheel *w, size_t count)
+{
+    return count < w->fits;
+}
+
+/* How many items a wheel holding `count` can take beyond them, each add covered. */
+static inline size_t ld_wheel_room(const ld_wheel *w, size_t count)
+{
+    return count < w->fits ? w->fits - 1 - count : 0;
+}
+
 static inline int ld_wheel_reserve(ld_wheel *w, size_t count)
 {
-    return count < w->fits ? 0 : ld_wheel_reserve_grow(w, count);
+    return ld_wheel_covers(w, count) ? 0 : ld_wheel_reserve_grow(w, count);
 }
 
 /* Add item, due at tick `due`. Returns 0; 1 without adding it when that tick has
@@ -84,9 +96,26 @@ static inline int ld_wheel_reserve(ld_wheel *w, size_t count)
  * the wheel could not grow. */
 int ld_wheel_add(ld_wheel *w, void *item, uint64_t due);
 
+/* A span of ns from a reading of the clock yet to be taken, for ld_wheel_add_spans. */
+typedef struct ld_wheel_span {
+    void *item;
+    uint64_t ns;
+} ld_wheel_span;
+
+/* Add n items, each due ns after now_ns (nanoseconds on the owner's clock, no older
+ * than the wheel's clock) rounded up to a tick, and after the wheel's clock in any
+ * case. ld_wheel_reserve must already cover the wheel's count plus n: this never
+ * allocates, and never fails. */
+void ld_wheel_add_spans(ld_wheel *w, const ld_wheel_span *spans, size_t n,
+                        uint64_t now_ns);
+
 /* The earliest tick at which the wheel has work (a firing or a cascade), never later
  * than the earliest deadline; UINT64_MAX when it is empty. */
 uint64_t ld_wheel_next(const ld_wheel *w);
+
+/* Fire nothing more, from the item being fired on, if any (fire may call it), until
+ * ld_wheel_fini: for an owner that is closing. */
+void ld_wheel_halt(ld_wheel *w);
 
 /* Move the clock to `now`, firing every item due by then in deadline order. fire may
  * add items; those due by `now` fire in the same call. Advance itself never allocates
