@@ -99,7 +99,7 @@ static void say_short(const ld_options *o, const ld_node *node, size_t j,
 int ld_resources_check(MPI_Comm comm, const ld_options *o, const ld_node *node,
                        const ld_share *share)
 {
-    unsigned long long need[LD_MAX_JOBS], tasks[LD_MAX_JOBS];
+    unsigned long long need[LD_MAX_JOBS] = {0}, tasks[LD_MAX_JOBS] = {0};
     rank_needs(o, node, share->n, need, tasks);
     long long avail = mem_available(), room = cgroup_room();
     int rank, from_cgroup = room >= 0 && (avail < 0 || room < avail);
