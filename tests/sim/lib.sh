@@ -23,15 +23,24 @@ calibrate_local() {
 }
 
 # coarse_makespans CSV: every makespan in predict.py validate's CSV within 50% of its
-# measure, whatever LD_SIM_STRICT says. The 10% and 25% bounds are for a quiet machine;
-# a shared one has moved the makespan by 15% at most
-# (results/2026-12-03-amd-epyc-sim-validation.md), while a skeleton or
-# calibration that is wrong misses by far more. Prints each miss; status 1 if any.
+# measure, whatever LD_SIM_STRICT says, for each rank count the machine's CPUs hold (one
+# rank a node under Slurm). The 10% and 25% bounds are for a quiet machine; a shared one
+# has moved the makespan by 15% at most
+# (results/2026-12-03-amd-epyc-sim-validation.md), while a skeleton or calibration that
+# is wrong misses by far more. More ranks than CPUs take turns on them with whatever
+# else runs, which a calibration made on the machine cannot foresee: with two busy loops
+# beside the suite (scripts/soak), 3 and 4 ranks on 2 CPUs measured 1.9-2.6x their
+# prediction while 1 and 2 ranks held within 26%. Those rows are said, and bounded only
+# by LD_SIM_STRICT's. Prints each miss; status 1 if any, or if no row was bounded.
 coarse_makespans() {
-    awk -F, 'NR > 1 && $6 == "makespan" {
+    awk -F, -v cpus="$(nproc)" 'NR > 1 && $6 == "makespan" {
+            if ($4 + 0 > cpus + 0) {
+                printf "makespan at %s %s: more ranks than the %s CPUs, not bounded here\n", $4, $3, cpus
+                next
+            }
             e = $9 < 0 ? -$9 : $9
             if (e > 0.5) { printf "makespan at %s %s off by %+.1f%%\n", $4, $3, $9 * 100; bad = 1 }
             n++
         }
-        END { if (!n) print "no makespan in the validation"; exit (bad || !n) }' "$1"
+        END { if (!n) print "no makespan the CPUs hold in the validation"; exit (bad || !n) }' "$1"
 }
