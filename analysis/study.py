@@ -195,8 +195,8 @@ def _peers(study, mode, peers, work, cpus):
             for tasks in ("1000", "50000") for procs in sorted({1, min(4, cpus)})]))
     elif study == "pooling":
         absent.append({"name": "Go (seedbench pool-server)", "why": "not driven by this "
-                       "command: it needs its own backend, server and wrk; the README gives "
-                       "the commands"})
+                       "command: it needs its own backend, server and wrk; "
+                       "results/2026-12-01-amd-epyc-pooling.md gives the commands"})
     else:
         absent.append({"name": "any", "why": "no peer implements the mixed workload"})
     return {"ran": ran, "absent": absent}
