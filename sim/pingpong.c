@@ -1,7 +1,7 @@
 /* pingpong.c: the latency and bandwidth the platform files are calibrated on, between
  * ranks 0 and 1 under the real MPI: half the mean round trip of 8 bytes is the
  * latency; bytes over half the round trip of 4 MiB, less that latency, the bandwidth,
- * both as bytes and as trades in the scatter's own datatype (mpi/partition.c), whose
+ * both as bytes and as trades in the scatter's own datatype (driver/partition.c), whose
  * field-by-field packing is what the scatter pays.
  * It also times MPI_Pack of those trades alone: the CPU the scatter's ends pay.
  * Prints "latency_s L bandwidth_Bps B trade_bandwidth_Bps T pack_Bps P" on rank 0. */

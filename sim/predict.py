@@ -47,7 +47,7 @@ MODELLED = PHASES[2:]
 # 200,000 trades on an AVX-512 Intel Xeon VM (lscpu "Intel(R) Xeon(R) Processor",
 # family 6 model 167).
 COPY_NS_PER_BYTE = 1 / 2.05
-TRADE_BYTES = 48  # sizeof(ld_trade), src/include/book.h
+TRADE_BYTES = 48  # sizeof(ld_trade), lib/trade/book.h
 TOLERANCE = {"makespan": 0.10, "scatter": 0.25, "gather": 0.25}
 # A bounded figure also holds when predicted and measured differ by less than this:
 # a relative bound means nothing for a phase of microseconds (the scatter of index

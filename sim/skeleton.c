@@ -1,9 +1,9 @@
 /* skeleton.c: loomdist's distributed part, for SimGrid's SMPI (built with smpicc).
  *
  * What runs for real, from the driver's own files compiled a second time: rank 0
- * builds the book and deals it (mpi/partition.c over src/book.c), or each rank builds
- * its range, timed on the host's clock and injected (run with
- * smpi/simulate-computation:no), and the phases are timed by mpi/phases.c, whose
+ * builds the book and deals it (driver/partition.c over lib/trade/book.c), or each rank
+ * builds its range, timed on the host's clock and injected (run with
+ * smpi/simulate-computation:no), and the phases are timed by driver/phases.c, whose
  * clock SMPI turns into simulated time. What is injected
  * as simulated compute (smpi_execute_flops: a host of 1 Gf takes 1 ns a flop), with
  * durations measured by real loomdist runs: each rank's

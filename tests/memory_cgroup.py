@@ -1,5 +1,5 @@
 """Whether this process may make a memory cgroup as loomdist's profile does
-(src/profile.c): find its group in the hierarchy that holds the memory controller
+(lib/sys/confine.c): find its group in the hierarchy that holds the memory controller
 (v1) or the unified one (v2), make a child group there, give it a limit and move a
 process into it. Exit 0 and say which version where all of that works; exit 77 and
 say which step failed where none does, so that a test of a memory limit is skipped

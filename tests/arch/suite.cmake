@@ -3,7 +3,7 @@ set(LD_ARCH_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 # The driver knows jobs only through their declarations: no job name, no job's field.
 add_test(NAME arch.driver_generic COMMAND ${LD_ARCH_DIR}/test_driver_generic.sh
-  ${CMAKE_SOURCE_DIR}/mpi ${CMAKE_SOURCE_DIR}/jobs/registry.c)
+  ${CMAKE_SOURCE_DIR}/driver ${CMAKE_SOURCE_DIR}/jobs/registry.c)
 set_tests_properties(arch.driver_generic PROPERTIES LABELS arch TIMEOUT 30)
 
 # docs/schema.md's schema block is what the jobs declare, as `loomdist --schema` prints it.

@@ -1,6 +1,6 @@
 /* fuzz_cli.h: a helper program's command line, fed in process to the parser its
  * main.c keeps static. A harness includes this header, then the program's main.c and,
- * for the programs that share it, cli/cli.c, so that:
+ * for the programs that share it, lib/cli/cli.c, so that:
  * - exit() returns to the harness with its status (longjmp), as the parser's --help
  *   and every bad-input path end with it;
  * - stdout and stderr are buffers, so that what the parser printed is checked;

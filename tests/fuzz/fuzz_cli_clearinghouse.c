@@ -6,8 +6,8 @@
 
 #include "fuzz_cli.h"
 
-#include "../../cli/cli.c"            // NOLINT(bugprone-suspicious-include)
-#include "../../clearinghouse/main.c" // NOLINT(bugprone-suspicious-include)
+#include "../../lib/cli/cli.c"                 // NOLINT(bugprone-suspicious-include)
+#include "../../services/clearinghouse/main.c" // NOLINT(bugprone-suspicious-include)
 
 typedef struct ch_opts {
     struct sockaddr_storage ss;

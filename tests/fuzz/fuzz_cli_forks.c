@@ -11,8 +11,8 @@
 
 #include "fuzz_cli.h"
 
-#include "../../cli/cli.c"    // NOLINT(bugprone-suspicious-include)
-#include "../../forks/main.c" // NOLINT(bugprone-suspicious-include)
+#include "../../lib/cli/cli.c"      // NOLINT(bugprone-suspicious-include)
+#include "../../tools/forks/main.c" // NOLINT(bugprone-suspicious-include)
 
 /* The options, with the command as where it starts in argv and whether it is one a
  * fork may run: two parses' argv are two copies, so the pointer differs. */

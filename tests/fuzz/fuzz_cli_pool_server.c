@@ -9,8 +9,8 @@
 
 #include "fuzz_cli.h"
 
-#include "../../cli/cli.c"   // NOLINT(bugprone-suspicious-include)
-#include "../../pool/main.c" // NOLINT(bugprone-suspicious-include)
+#include "../../lib/cli/cli.c"               // NOLINT(bugprone-suspicious-include)
+#include "../../services/pool_server/main.c" // NOLINT(bugprone-suspicious-include)
 
 /* main's defaults, before the options. */
 static void pool_init(void *opts)

@@ -1,5 +1,5 @@
 /* fuzz_http_query.c: arbitrary queries and names into ld_http_query_get
- * (src/include/http.h), which every clearinghouse request's parameters go through.
+ * (lib/http/include/http.h), which every clearinghouse request's parameters go through.
  * An input is a byte that picks the output's size (0 to 63), the name, a NUL, and the
  * query (up to the next NUL, as it is a string).
  *

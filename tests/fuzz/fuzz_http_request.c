@@ -1,5 +1,5 @@
 /* fuzz_http_request.c: arbitrary bytes into the HTTP server's request reader
- * (src/http_request.h), the path every byte a client sends goes through, under small
+ * (lib/http/http_request.h), the path every byte a client sends goes through, under small
  * bounds so that the fuzzer reaches each of them. The first byte of an input picks how
  * it is split; the rest is what the client sends.
  *

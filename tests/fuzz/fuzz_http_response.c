@@ -1,5 +1,5 @@
 /* fuzz_http_response.c: arbitrary bytes into the clients' response parser
- * (ld_http_response_feed and ld_http_response_end, src/include/http.h), the path
+ * (ld_http_response_feed and ld_http_response_end, lib/http/include/http.h), the path
  * every byte a server sends back goes through. The first byte of an input picks how
  * it is split and the body bound; the rest is what the server sends, then its end.
  *

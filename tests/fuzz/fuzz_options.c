@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpus.h"
 #include "options.h"
 
 #define FUZZ_ARGS_MAX 32

@@ -1,4 +1,4 @@
-/* fuzz_wrk_output.c: arbitrary text into ld_load_parse (jobs/pool_load.h), which
+/* fuzz_wrk_output.c: arbitrary text into ld_load_parse (jobs/pool/pool_load.h), which
  * reads what wrk or loomdist-load printed into the pool job's figures. The first byte
  * of an input picks the tool; the rest is its output.
  *

@@ -45,46 +45,46 @@ endfunction()
 
 # loomdist's option parser and the job config it gives, fed arbitrary command lines.
 ld_fuzz(options unit 512 HARNESS ${LD_FUZZ_DIR}/fuzz_options.c
-  UNDER_TEST ${CMAKE_SOURCE_DIR}/mpi/options.c
-  INCLUDES ${CMAKE_SOURCE_DIR}/mpi
+  UNDER_TEST ${CMAKE_SOURCE_DIR}/driver/options.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/driver
   DEFINES LD_VERSION="${PROJECT_VERSION}" LD_GIT_COMMIT="${LD_GIT_COMMIT}"
   LIBS ld_jobs ld_runtime)
 
-# The HTTP server's request reader (src/http_request.h), fed what clients send.
+# The HTTP server's request reader (lib/http/http_request.h), fed what clients send.
 ld_fuzz(http_request http 2048 HARNESS ${LD_FUZZ_DIR}/fuzz_http_request.c
-  UNDER_TEST ${CMAKE_SOURCE_DIR}/src/http_request.c
-  INCLUDES ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/src/include
+  UNDER_TEST ${CMAKE_SOURCE_DIR}/lib/http/http_request.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/lib/http ${CMAKE_SOURCE_DIR}/lib/http/include
   LIBS ld_http_parser PkgConfig::UV)
 
-# The clients' response parser (src/http.c), fed what servers send back.
+# The clients' response parser (lib/http/http.c), fed what servers send back.
 ld_fuzz(http_response http 2048 HARNESS ${LD_FUZZ_DIR}/fuzz_http_response.c
-  UNDER_TEST ${CMAKE_SOURCE_DIR}/src/http.c ${CMAKE_SOURCE_DIR}/src/http_request.c
-  INCLUDES ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/src/include
+  UNDER_TEST ${CMAKE_SOURCE_DIR}/lib/http/http.c ${CMAKE_SOURCE_DIR}/lib/http/http_request.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/lib/http ${CMAKE_SOURCE_DIR}/lib/http/include
   LIBS ld_http_parser PkgConfig::UV)
 
-# The query parser every clearinghouse request's parameters go through (src/http.c).
+# The query parser every clearinghouse request's parameters go through (lib/http/http.c).
 ld_fuzz(http_query http 512 HARNESS ${LD_FUZZ_DIR}/fuzz_http_query.c
-  UNDER_TEST ${CMAKE_SOURCE_DIR}/src/http.c ${CMAKE_SOURCE_DIR}/src/http_request.c
-  INCLUDES ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/src/include
+  UNDER_TEST ${CMAKE_SOURCE_DIR}/lib/http/http.c ${CMAKE_SOURCE_DIR}/lib/http/http_request.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/lib/http ${CMAKE_SOURCE_DIR}/lib/http/include
   LIBS ld_http_parser PkgConfig::UV)
 
-# wrk's and loomdist-load's output, read into the pool job's figures (jobs/pool_load.c).
+# wrk's and loomdist-load's output, read into the pool job's figures (jobs/pool/pool_load.c).
 ld_fuzz(wrk_output pool 2048 HARNESS ${LD_FUZZ_DIR}/fuzz_wrk_output.c
-  UNDER_TEST ${CMAKE_SOURCE_DIR}/jobs/pool_load.c
-  INCLUDES ${CMAKE_SOURCE_DIR}/jobs
-  LIBS ld_jobs ld_runtime)
+  UNDER_TEST ${CMAKE_SOURCE_DIR}/jobs/pool/pool_load.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/jobs/pool
+  LIBS ld_harness)
 
 # The helper programs' command lines (fuzz_cli.h): each harness includes its program's
-# main.c, and cli/cli.c where the program uses it, so both are under test.
+# main.c, and lib/cli/cli.c where the program uses it, so both are under test.
 set(LD_FUZZ_CLI_DEFINES LD_VERSION="${PROJECT_VERSION}" LD_GIT_COMMIT="${LD_GIT_COMMIT}")
 ld_fuzz(cli_clearinghouse http 512 HARNESS ${LD_FUZZ_DIR}/fuzz_cli_clearinghouse.c
-  INCLUDES ${CMAKE_SOURCE_DIR}/cli DEFINES ${LD_FUZZ_CLI_DEFINES} LIBS ld_jobs ld_runtime)
+  INCLUDES ${CMAKE_SOURCE_DIR}/lib/cli DEFINES ${LD_FUZZ_CLI_DEFINES} LIBS ld_clearinghouse)
 ld_fuzz(cli_load pool 512 HARNESS ${LD_FUZZ_DIR}/fuzz_cli_load.c
-  INCLUDES ${CMAKE_SOURCE_DIR}/cli DEFINES ${LD_FUZZ_CLI_DEFINES} LIBS ld_runtime)
+  INCLUDES ${CMAKE_SOURCE_DIR}/lib/cli DEFINES ${LD_FUZZ_CLI_DEFINES} LIBS ld_http)
 ld_fuzz(cli_pool_server pool 512 HARNESS ${LD_FUZZ_DIR}/fuzz_cli_pool_server.c
-  INCLUDES ${CMAKE_SOURCE_DIR}/cli DEFINES ${LD_FUZZ_CLI_DEFINES} LIBS ld_jobs ld_runtime)
+  INCLUDES ${CMAKE_SOURCE_DIR}/lib/cli DEFINES ${LD_FUZZ_CLI_DEFINES} LIBS ld_pool_server)
 ld_fuzz(cli_forks models 512 HARNESS ${LD_FUZZ_DIR}/fuzz_cli_forks.c
-  UNDER_TEST ${CMAKE_SOURCE_DIR}/forks/study.c ${CMAKE_SOURCE_DIR}/forks/jmh.c
-  INCLUDES ${CMAKE_SOURCE_DIR}/forks ${CMAKE_SOURCE_DIR}/cli ${HDF5_INCLUDE_DIRS}
+  UNDER_TEST ${CMAKE_SOURCE_DIR}/tools/forks/study.c ${CMAKE_SOURCE_DIR}/tools/forks/jmh.c
+  INCLUDES ${CMAKE_SOURCE_DIR}/tools/forks ${CMAKE_SOURCE_DIR}/lib/cli ${HDF5_INCLUDE_DIRS}
   DEFINES ${HDF5_C_DEFINITIONS} ${LD_FUZZ_CLI_DEFINES}
-  LIBS ld_runtime MPI::MPI_C ${HDF5_C_LIBRARIES})
+  LIBS ld_stats MPI::MPI_C ${HDF5_C_LIBRARIES})

@@ -1,16 +1,16 @@
-# http: the runtime's HTTP/1.1 server and client helpers (src/include/http.h), and the
-# clearinghouse (jobs/clearinghouse.h) with its executable. Only 127.0.0.1, free
+# http: the runtime's HTTP/1.1 server and client helpers (lib/http/include/http.h), and the
+# clearinghouse (services/clearinghouse/clearinghouse.h) with its executable. Only 127.0.0.1, free
 # ports, bounded waits. The fuzz target for the request reader is in tests/fuzz/.
 set(LD_HTTP_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 add_executable(test_http_client ${LD_HTTP_DIR}/test_http_client.c)
-target_link_libraries(test_http_client PRIVATE ld_runtime)
+target_link_libraries(test_http_client PRIVATE ld_http PkgConfig::UV)
 target_include_directories(test_http_client PRIVATE ${PROJECT_SOURCE_DIR}/tests/unit)
 add_test(NAME http.client COMMAND test_http_client)
 
 # One test per client, well-behaved or hostile; each ends with a fresh client served.
 add_executable(test_http_server ${LD_HTTP_DIR}/test_http_server.c)
-target_link_libraries(test_http_server PRIVATE ld_runtime)
+target_link_libraries(test_http_server PRIVATE ld_http ld_rand PkgConfig::UV)
 target_include_directories(test_http_server PRIVATE ${PROJECT_SOURCE_DIR}/tests/unit
   ${LD_HTTP_DIR})
 set(LD_HTTP_CASES keepalive pipeline orphan held disconnect slowloris oversized garbage
@@ -22,7 +22,7 @@ list(TRANSFORM LD_HTTP_CASES PREPEND http.server. OUTPUT_VARIABLE LD_HTTP_SERVER
 
 # The clearinghouse's answers are sleep mode's statuses, trade by trade.
 add_executable(test_http_plan ${LD_HTTP_DIR}/test_http_plan.c)
-target_link_libraries(test_http_plan PRIVATE ld_jobs ld_runtime)
+target_link_libraries(test_http_plan PRIVATE ld_jobs ld_http PkgConfig::UV)
 target_include_directories(test_http_plan PRIVATE ${PROJECT_SOURCE_DIR}/tests/unit
   ${LD_HTTP_DIR})
 add_test(NAME http.plan COMMAND test_http_plan)

@@ -15,6 +15,7 @@
 #include "check.h"
 #include "clearinghouse.h"
 #include "client.h"
+#include "metrics.h"
 #include "settle.h"
 
 #define TRADES 300

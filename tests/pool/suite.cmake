@@ -6,7 +6,7 @@ set(LD_POOL_TESTS)
 # The load around the server under test: children, wrk's and loomdist-load's output,
 # and loomdist-load's count against a live clearinghouse's.
 add_executable(test_load ${LD_POOL_DIR}/test_load.c)
-target_link_libraries(test_load PRIVATE ld_jobs ld_runtime)
+target_link_libraries(test_load PRIVATE ld_jobs ld_http PkgConfig::UV)
 target_include_directories(test_load PRIVATE ${PROJECT_SOURCE_DIR}/tests/unit)
 add_test(NAME pool.spawn COMMAND test_load spawn)
 add_test(NAME pool.load_parse COMMAND test_load parse ${LD_POOL_DIR}/data)

@@ -12,15 +12,15 @@ set_tests_properties(mpi.callbacks_deadlines PROPERTIES LABELS "mpi;timing" TIME
 # No trade settles before its plan allows, under every strategy and stack mode: the
 # floor a deadline fixed late (ld_deadlines_add_after) must keep. In process, untimed.
 add_executable(test_settle_floor ${LD_SETTLE_DIR}/test_settle_floor.c)
-target_link_libraries(test_settle_floor PRIVATE ld_jobs ld_runtime)
+target_link_libraries(test_settle_floor PRIVATE ld_jobs ld_http PkgConfig::UV)
 target_include_directories(test_settle_floor PRIVATE ${PROJECT_SOURCE_DIR}/tests/unit)
 add_test(NAME settle.floor COMMAND test_settle_floor)
 set_tests_properties(settle.floor PROPERTIES LABELS "unit;settle" TIMEOUT 120)
 
-# The HTTP clients settle's http mode makes its checks with (src/include/http_client.h),
+# The HTTP clients settle's http mode makes its checks with (lib/http/include/http_client.h),
 # one per transport, and the clearinghouse's cap and stats windows.
 add_executable(test_http_clients ${LD_SETTLE_DIR}/test_http_clients.c)
-target_link_libraries(test_http_clients PRIVATE ld_jobs ld_runtime)
+target_link_libraries(test_http_clients PRIVATE ld_jobs ld_http PkgConfig::UV)
 target_include_directories(test_http_clients PRIVATE ${PROJECT_SOURCE_DIR}/tests/unit)
 add_test(NAME http.clients COMMAND test_http_clients)
 set_tests_properties(http.clients PROPERTIES LABELS http TIMEOUT 60)

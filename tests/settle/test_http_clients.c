@@ -67,9 +67,7 @@ static void target(char *out, size_t size, const ld_trade *t, int call, double s
 /* The plan sleep mode draws for trade t. */
 static void plan_of(const ld_trade *t, double scale, ld_settle_plan *plan)
 {
-    ld_settle_config sc = {.latency_scale = scale, .fail_rate = FAIL};
-    ld_job_config cfg = {.seed = SEED, .slow_factor = 1, .opts = &sc};
-    ld_settle_plan_trade(t, &cfg, plan);
+    ld_settle_plan_trade(t, SEED, scale, FAIL, plan);
 }
 
 /* The checks trade t makes, in order: shares for SELL only. */

@@ -12,6 +12,8 @@
 #include <stdio.h>
 
 #include "check.h"
+#include "gt.h"
+#include "metrics.h"
 #include "settle.h"
 
 #define TRADES 3000

@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <uv.h>
 
 #include "gt.h"
 #include "gt_io.h"

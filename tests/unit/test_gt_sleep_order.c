@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <uv.h>
 
 #include "gt.h"
 #include "mode.h"

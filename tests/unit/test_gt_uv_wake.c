@@ -3,6 +3,7 @@
  * behind a loop that goes on to block. An alarm turns a hang into a failure. */
 #include <stdio.h>
 #include <unistd.h>
+#include <uv.h>
 
 #include "gt.h"
 #include "mode.h"

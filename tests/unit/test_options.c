@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cpus.h"
+#include "gt.h"
 #include "models.h"
 #include "options.h"
 #include "pool.h"
