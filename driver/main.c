@@ -110,10 +110,10 @@ static int runs_trades(const ld_options *o)
     return 0;
 }
 
-/* Checks beyond the options themselves: the rank count against the trades of jobs
- * that run them, the output file (by a plain file on rank 0 for a precise message,
- * then as parallel HDF5 creates it), the address space the stacks need, and each
- * memory limit against its floor. */
+/* Checks beyond the options themselves, all before the book: the rank count against
+ * the trades of jobs that run them, the output file (by a plain file on rank 0 for a
+ * precise message, then as parallel HDF5 creates it), the address space the stacks
+ * need, the memory the tasks need, and each memory limit against its floor. */
 static int check_run(MPI_Comm comm, const ld_options *o, char *err, size_t errlen)
 {
     int rank, size, ok = 1;
@@ -129,7 +129,8 @@ static int check_run(MPI_Comm comm, const ld_options *o, char *err, size_t errle
     MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
     if (!ok || ld_h5_probe(comm, o->output, err, errlen) != 0)
         return -1;
-    if (ld_room_stacks(comm, o, err, errlen) != 0)
+    if (ld_room_stacks(comm, o, err, errlen) != 0 ||
+        ld_resources_check(comm, o, err, errlen) != 0)
         return -1;
     return ld_resources_limits(comm, o, err, errlen);
 }

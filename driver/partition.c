@@ -27,8 +27,7 @@ MPI_Datatype ld_partition_trade_type(void)
     return trade;
 }
 
-/* How many trades rank r gets: the first n % P ranks get one more, either way. */
-static size_t share_count(uint64_t n, int size, int r)
+size_t ld_partition_count(uint64_t n, int size, int r)
 {
     return (size_t)(n / (uint64_t)size + ((uint64_t)r < n % (uint64_t)size));
 }
@@ -57,14 +56,14 @@ int ld_partition_scatter(MPI_Comm comm, const ld_options *o, const ld_trade *boo
     MPI_Comm_size(comm, &size);
     int *counts = malloc((size_t)size * sizeof *counts);
     int *displs = malloc((size_t)size * sizeof *displs);
-    share->n = share_count(o->trades, size, rank);
+    share->n = ld_partition_count(o->trades, size, rank);
     share->trades = malloc((share->n ? share->n : 1) * sizeof *share->trades);
     int ok = counts && displs && share->trades && (rank != 0 || book);
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
     if (ok && counts && displs) {
         uint64_t at = 0;
         for (int r = 0; r < size; r++) {
-            counts[r] = (int)share_count(o->trades, size, r);
+            counts[r] = (int)ld_partition_count(o->trades, size, r);
             displs[r] = (int)at;
             if (r == rank)
                 share->offset = at;
@@ -95,7 +94,7 @@ int ld_partition_ranges(MPI_Comm comm, const ld_options *o, ld_share *share)
     }
     for (int r = 0; rank == 0 && r < size; r++) {
         ranges[2 * r] = at;
-        ranges[2 * r + 1] = share_count(o->trades, size, r);
+        ranges[2 * r + 1] = ld_partition_count(o->trades, size, r);
         at += ranges[2 * r + 1];
     }
     MPI_Scatter(ranges, 2, MPI_UINT64_T, mine, 2, MPI_UINT64_T, 0, comm);

@@ -20,6 +20,10 @@ typedef struct ld_share {
  * that rank r's trades are contiguous for Scatterv: block gives rank r a contiguous
  * run of ids, cyclic gives it ids r, r+P, r+2P, ... NULL when out of memory. Not for
  * ranges, which has no book on rank 0. */
+/* How many of n trades rank r of size gets: the first n % size ranks get one more,
+ * under either partition. The checks size a rank's work by it before any book. */
+size_t ld_partition_count(uint64_t n, int size, int r);
+
 ld_trade *ld_partition_book(const ld_options *o, int size);
 
 /* Collective: scatter rank 0's book (NULL on the other ranks, and on rank 0 when it

@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 
 #include "cpus.h"
+#include "partition.h"
 
 /* A number from a one-line file such as /proc/sys/vm/max_map_count, or -1. */
 static long long read_number(const char *path)
@@ -51,9 +52,9 @@ static long long cgroup_room(void)
     return max > cur ? max - cur : 0;
 }
 
-/* What each selected job needs on this rank for its tasks, in need[j] (0 for the
- * others), and the tasks in tasks[j]. */
-static void rank_needs(const ld_options *o, const ld_node *node, size_t trades,
+/* What each selected job needs on this rank, under the CPUs it may use, for its
+ * tasks, in need[j] (0 for the others), and the tasks in tasks[j]. */
+static void rank_needs(const ld_options *o, const ld_cpus *cpus, size_t trades,
                        unsigned long long *need, unsigned long long *tasks)
 {
     for (size_t j = 0; j < ld_njobs; j++) {
@@ -61,7 +62,7 @@ static void rank_needs(const ld_options *o, const ld_node *node, size_t trades,
         if (!o->selected[j])
             continue;
         ld_job_config cfg;
-        ld_options_job_config(o, j, &node->cpus, &cfg);
+        ld_options_job_config(o, j, cpus, &cfg);
         tasks[j] = ld_job_tasks(ld_jobs[j], &cfg, trades);
         if (ld_jobs[j]->resident_bytes)
             need[j] = ld_jobs[j]->resident_bytes(&cfg, (size_t)tasks[j]);
@@ -70,42 +71,58 @@ static void rank_needs(const ld_options *o, const ld_node *node, size_t trades,
 
 /* The message for job j's need past the room, naming the option that sets its tasks:
  * trades are the run's and shared by the ranks, a job's own tasks are per rank. */
-static void say_short(const ld_options *o, const ld_node *node, size_t j,
+static void say_short(const ld_options *o, int ranks_per_node, size_t j,
                       unsigned long long need, unsigned long long tasks,
-                      const char *limit, long long room)
+                      const char *limit, long long room, char *err, size_t errlen)
 {
     const ld_job *job = ld_jobs[j];
-    double per_node = (double)need * node->ranks_per_node / (1u << 30);
+    double per_node = (double)need * ranks_per_node / (1u << 30);
     if (!job->tasks)
-        fprintf(stderr,
-                "loomdist: --trades %llu needs about %.1f GiB of memory per node (%.1f "
-                "GiB per rank, %d rank(s) per node) but %s leaves %.1f GiB; use fewer "
-                "trades, more nodes, or fewer ranks per node\n",
-                (unsigned long long)o->trades, per_node, (double)need / (1u << 30),
-                node->ranks_per_node, limit, (double)room / (1u << 30));
+        snprintf(err, errlen,
+                 "--trades %llu needs about %.1f GiB of memory per node (%.1f GiB per "
+                 "rank, %d rank(s) per node) but %s leaves %.1f GiB; use fewer trades, "
+                 "more nodes, or fewer ranks per node",
+                 (unsigned long long)o->trades, per_node, (double)need / (1u << 30),
+                 ranks_per_node, limit, (double)room / (1u << 30));
     else
-        fprintf(stderr,
-                "loomdist: --%s %llu (%s, per rank) needs about %.1f GiB of memory per "
-                "node (%.1f GiB per rank, %d rank(s) per node) but %s leaves %.1f GiB; "
-                "use fewer --%s, more nodes, or fewer ranks per node\n",
-                job->tasks_option, tasks, job->name, per_node, (double)need / (1u << 30),
-                node->ranks_per_node, limit, (double)room / (1u << 30),
-                job->tasks_option);
+        snprintf(err, errlen,
+                 "--%s %llu (%s, per rank) needs about %.1f GiB of memory per node (%.1f "
+                 "GiB per rank, %d rank(s) per node) but %s leaves %.1f GiB; use fewer "
+                 "--%s, more nodes, or fewer ranks per node",
+                 job->tasks_option, tasks, job->name, per_node, (double)need / (1u << 30),
+                 ranks_per_node, limit, (double)room / (1u << 30), job->tasks_option);
+}
+
+/* The ranks that share this rank's node. */
+static int node_ranks(MPI_Comm comm)
+{
+    MPI_Comm node;
+    int n = 1;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) !=
+        MPI_SUCCESS)
+        return 1;
+    MPI_Comm_size(node, &n);
+    MPI_Comm_free(&node);
+    return n;
 }
 
 /* Every rank reaches the same verdict from the same reduced numbers: each job's
  * largest rank's need times the ranks on a node, against the smallest room any rank
  * sees; the heaviest job is the one checked and named. */
-int ld_resources_check(MPI_Comm comm, const ld_options *o, const ld_node *node,
-                       const ld_share *share)
+int ld_resources_check(MPI_Comm comm, const ld_options *o, char *err, size_t errlen)
 {
     unsigned long long need[LD_MAX_JOBS] = {0}, tasks[LD_MAX_JOBS] = {0};
-    rank_needs(o, node, share->n, need, tasks);
+    int rank, size, ranks_per_node = node_ranks(comm);
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    ld_cpus cpus;
+    if (ld_cpus_current(&cpus) != 0)
+        cpus = (ld_cpus){.n = 1};
+    rank_needs(o, &cpus, ld_partition_count(o->trades, size, rank), need, tasks);
     long long avail = mem_available(), room = cgroup_room();
-    int rank, from_cgroup = room >= 0 && (avail < 0 || room < avail);
+    int from_cgroup = room >= 0 && (avail < 0 || room < avail);
     if (from_cgroup)
         avail = room;
-    MPI_Comm_rank(comm, &rank);
     MPI_Allreduce(MPI_IN_PLACE, need, (int)ld_njobs, MPI_UNSIGNED_LONG_LONG, MPI_MAX,
                   comm);
     MPI_Allreduce(MPI_IN_PLACE, &from_cgroup, 1, MPI_INT, MPI_MAX, comm);
@@ -114,13 +131,12 @@ int ld_resources_check(MPI_Comm comm, const ld_options *o, const ld_node *node,
     size_t heaviest = 0;
     for (size_t j = 1; j < ld_njobs; j++)
         heaviest = need[j] > need[heaviest] ? j : heaviest;
-    unsigned long long node_need =
-        need[heaviest] * (unsigned long long)node->ranks_per_node;
+    unsigned long long node_need = need[heaviest] * (unsigned long long)ranks_per_node;
     if ((double)node_need <= 0.9 * (double)min_avail)
         return 0;
-    if (rank == 0)
-        say_short(o, node, heaviest, need[heaviest], tasks[heaviest],
-                  from_cgroup ? "the cgroup's memory.max" : "MemAvailable", min_avail);
+    say_short(o, ranks_per_node, heaviest, need[heaviest], tasks[heaviest],
+              from_cgroup ? "the cgroup's memory.max" : "MemAvailable", min_avail, err,
+              errlen);
     return -1;
 }
 
@@ -199,19 +215,6 @@ static int threads_short(const ld_options *o, const ld_cpus *cpus, int local_ran
         }
     }
     return 0;
-}
-
-/* The ranks that share this rank's node. */
-static int node_ranks(MPI_Comm comm)
-{
-    MPI_Comm node;
-    int n = 1;
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) !=
-        MPI_SUCCESS)
-        return 1;
-    MPI_Comm_size(node, &n);
-    MPI_Comm_free(&node);
-    return n;
 }
 
 int ld_resources_limits(MPI_Comm comm, const ld_options *o, char *err, size_t errlen)

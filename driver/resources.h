@@ -6,15 +6,13 @@
 
 #include <mpi.h>
 
-#include "node.h"
 #include "options.h"
-#include "partition.h"
 
-/* Collective: the resident memory the selected jobs need on each node, against the
- * node's MemAvailable and the cgroup's memory.max. Returns 0, or -1 on every rank with
- * one message from rank 0. */
-int ld_resources_check(MPI_Comm comm, const ld_options *o, const ld_node *node,
-                       const ld_share *share);
+/* Collective, before the book: the resident memory the selected jobs need on each
+ * node, each rank for its share of the trades (ld_partition_count) or the job's own
+ * tasks, against the node's MemAvailable and the cgroup's memory.max. Returns 0, or -1
+ * on every rank with one line in err naming the option that sets the tasks. */
+int ld_resources_check(MPI_Comm comm, const ld_options *o, char *err, size_t errlen);
 
 /* Collective, before any work, under the CPUs this rank may use: each selected
  * strategy's OS threads, times the ranks on the node, against what the kernel lets

@@ -107,8 +107,7 @@ static int stacks_fit(const ld_options *o, int rank, int size, char *err, size_t
 {
     const char *limit;
     uint64_t room = address_room(&limit);
-    uint64_t trades =
-        o->trades / (uint64_t)size + ((uint64_t)rank < o->trades % (uint64_t)size);
+    uint64_t trades = ld_partition_count(o->trades, size, rank);
     ld_cpus cpus;
     if (room == UINT64_MAX)
         return 1;

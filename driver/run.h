@@ -50,7 +50,7 @@ static inline int64_t ld_record_bound(const ld_options *o, const ld_record *r)
 typedef struct ld_run {
     ld_record *rec;
     size_t n;
-    int64_t prepare_ns; /* this rank's resource checks, shares and prepares, untimed */
+    int64_t prepare_ns; /* this rank's shares and prepares, untimed */
 } ld_run;
 
 /* Collective: run everything o selects over this rank's share. Every rank starts each

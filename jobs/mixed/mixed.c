@@ -58,6 +58,15 @@ static unsigned mixed_threads(const ld_job_config *cfg, const ld_strategy *s)
     return ld_carriers_count(cfg) + workers.n + 1;
 }
 
+/* The green threads the three phases spawn, which the harness reserves before the
+ * clock: a settle thread per trade, a VaR thread per trade in the shared layouts, a
+ * spawner per carrier. */
+static uint64_t mixed_stacks(const ld_job_config *cfg, const ld_strategy *s, uint64_t n)
+{
+    int shared = s->run == ld_mixed_shared || s->run == ld_mixed_shared_yield;
+    return (shared ? 2 : 1) * n + ld_carriers_count(cfg);
+}
+
 static const ld_strategy mixed_strategies[] = {
     {"split", "settle's carriers on --settle-cpus CPUs, VaR on a pool pinned to the rest",
      ld_mixed_split, LD_ON_OWN},
@@ -124,5 +133,6 @@ const ld_job ld_mixed_job = {
     .prepare = mixed_prepare,
     .release = mixed_release,
     .resident_bytes = mixed_resident_bytes,
+    .stacks = mixed_stacks,
     .threads_fn = mixed_threads,
 };

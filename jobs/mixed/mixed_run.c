@@ -230,26 +230,13 @@ static void copy_results(const ld_job_input *in, const ld_mixed_phase *t)
                                    .failed_check = s[i].failed_check};
 }
 
-/* The green threads the three phases spawn, reserved before any clock unless the run
- * asks for cold stacks: a settle thread per trade, a VaR thread per trade in the
- * shared layouts, a spawner per carrier. */
-static int reserve_stacks(const ld_job_input *in, const mixed_layout *l)
-{
-    const ld_job_config *cfg = in->cfg;
-    if (!cfg->stacks || cfg->cold_stacks)
-        return 0;
-    size_t per_trade = l->var == LD_MIXED_VAR_GREEN ? 2 : 1;
-    return ld_stack_depot_reserve(cfg->stacks,
-                                  per_trade * in->n + ld_carriers_count(cfg));
-}
-
 static int mixed_run(const ld_job_input *in, const mixed_layout *l)
 {
     const mixed_layout settle_alone = {.var = LD_MIXED_VAR_NONE};
     const mixed_layout var_alone = {.var = LD_MIXED_VAR_POOL};
     ld_mixed_phase *s = NULL, *v = NULL, *t = NULL;
-    int rc = reserve_stacks(in, l);
-    if (rc == 0 && (rc = phase_open(&s, in, 1, &settle_alone)) == 0)
+    int rc = phase_open(&s, in, 1, &settle_alone);
+    if (rc == 0)
         rc = ld_mixed_phase_run(s);
     if (rc == 0 && (rc = phase_open(&v, in, 0, &var_alone)) == 0)
         rc = ld_mixed_phase_run(v);
