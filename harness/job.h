@@ -16,7 +16,8 @@
  * strategy and samples its threads, memory and CPU. Jobs know no MPI.
  *
  * Adding a strategy is one file with its run function plus one entry in its job's
- * table; adding a job is its own files plus one entry in registry.c.
+ * table; adding a job is its folder, jobs/<job>/ (its files and a CMakeLists.txt of one
+ * ld_add_job line), plus one entry in jobs/registry.c.
  */
 #ifndef LD_JOB_H
 #define LD_JOB_H

@@ -1,4 +1,5 @@
-/* settle.h: what every settle strategy shares: the five calls and each trade's plan.
+/* settle.h: what every settle strategy shares: its options, each trade's plan (the
+ * five calls, lib/trade/settle_plan.h) and how a strategy settles a trade.
  *
  * A trade's plan is drawn from its own LD_STREAM_SETTLE stream before any strategy
  * runs: the latency of each call, the outcome of each check, and whether it takes the
