@@ -9,10 +9,10 @@
 #include <string.h>
 
 /* getopt_long's value for row i of the table; --help and --version have 'h', 'V'. */
-#define OPT_ROW 256
+#define CLI_OPT_ROW 256
 
 /* v into the integer of size bytes at where (LD_CLI_SIZE made it 4 or 8). */
-static void store(void *where, size_t size, uint64_t v)
+static void opt_store(void *where, size_t size, uint64_t v)
 {
     uint32_t v32 = (uint32_t)v;
 
@@ -20,7 +20,7 @@ static void store(void *where, size_t size, uint64_t v)
 }
 
 /* A real number of ms in [min, max]; NaN is neither. */
-static double take_ms(const char *name, const char *arg, double min, double max)
+static double opt_ms(const char *name, const char *arg, double min, double max)
 {
     char *end;
     double v = strtod(arg, &end);
@@ -31,7 +31,7 @@ static double take_ms(const char *name, const char *arg, double min, double max)
 }
 
 /* One of the choices' names, as its value; the message lists them "a, b or c". */
-static int take_choice(const char *name, const char *arg, const ld_cli_choice *choices)
+static int opt_choice(const char *name, const char *arg, const ld_cli_choice *choices)
 {
     char list[256] = "";
 
@@ -47,7 +47,7 @@ static int take_choice(const char *name, const char *arg, const ld_cli_choice *c
 }
 
 /* One option's value, arg (NULL for a flag), where its row says. */
-static void take(const ld_cli_opt *o, const char *arg)
+static void opt_take(const ld_cli_opt *o, const char *arg)
 {
     char name[64];
 
@@ -57,13 +57,13 @@ static void take(const ld_cli_opt *o, const char *arg)
         *(int *)o->where = 1;
         break;
     case LD_CLI_COUNT:
-        store(o->where, o->size, ld_cli_count(name, arg, o->count.min, o->count.max));
+        opt_store(o->where, o->size, ld_cli_count(name, arg, o->count.min, o->count.max));
         break;
     case LD_CLI_MS:
-        *(double *)o->where = take_ms(name, arg, o->ms.min, o->ms.max);
+        *(double *)o->where = opt_ms(name, arg, o->ms.min, o->ms.max);
         break;
     case LD_CLI_CHOICE:
-        store(o->where, o->size, (uint64_t)take_choice(name, arg, o->choices));
+        opt_store(o->where, o->size, (uint64_t)opt_choice(name, arg, o->choices));
         break;
     case LD_CLI_CALL:
         o->call(name, arg, o->where);
@@ -73,7 +73,7 @@ static void take(const ld_cli_opt *o, const char *arg)
 
 /* getopt_long's table for spec: its rows, then --help and --version (if it has it).
  * Rows past LD_CLI_OPTS_MAX are the program's mistake, said before anything runs. */
-static void long_options(const ld_cli_spec *spec, struct option *longs)
+static void opt_longs(const ld_cli_spec *spec, struct option *longs)
 {
     size_t n = 0;
 
@@ -85,7 +85,7 @@ static void long_options(const ld_cli_spec *spec, struct option *longs)
         }
         longs[n] = (struct option){
             o->name, o->kind == LD_CLI_FLAG ? no_argument : required_argument, NULL,
-            OPT_ROW + (int)n};
+            CLI_OPT_ROW + (int)n};
     }
     longs[n++] = (struct option){"help", no_argument, NULL, 'h'};
     if (spec->flags & LD_CLI_VERSION)
@@ -94,7 +94,8 @@ static void long_options(const ld_cli_spec *spec, struct option *longs)
 }
 
 /* What getopt_long could not take: the one line that says so. */
-__attribute__((noreturn)) static void refuse(const ld_cli_spec *spec, int c, char **argv)
+__attribute__((noreturn)) static void opt_refuse(const ld_cli_spec *spec, int c,
+                                                 char **argv)
 {
     if (spec->flags & LD_CLI_GETOPT_SAYS)
         ld_cli_bad("unknown option");
@@ -110,11 +111,11 @@ int ld_cli_parse(const ld_cli_spec *spec, int argc, char **argv)
     const char *shorts =
         spec->flags & LD_CLI_SHORT_HELP ? (says ? "h" : ":h") : (says ? "" : ":");
 
-    long_options(spec, longs);
+    opt_longs(spec, longs);
     opterr = says;
     for (int c; (c = getopt_long(argc, argv, shorts, longs, NULL)) != -1;) {
-        if (c >= OPT_ROW) {
-            take(&spec->opts[c - OPT_ROW], optarg);
+        if (c >= CLI_OPT_ROW) {
+            opt_take(&spec->opts[c - CLI_OPT_ROW], optarg);
         } else if (c == 'h') {
             fputs(spec->usage, stdout);
             exit(0);
@@ -122,7 +123,7 @@ int ld_cli_parse(const ld_cli_spec *spec, int argc, char **argv)
             ld_cli_version();
             exit(0);
         } else {
-            refuse(spec, c, argv);
+            opt_refuse(spec, c, argv);
         }
     }
     if (argc - optind > spec->operands)
