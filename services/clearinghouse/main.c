@@ -4,10 +4,8 @@
  * its exit codes: 0 when stopped by a signal, 1 when it cannot serve, 2 for bad input.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,107 +110,41 @@ static void connections_under_fd_limit(ld_http_limits *lim)
                    (unsigned long long)room);
 }
 
-/* A bound: a whole number from 1 to 2^32 - 1. */
-static uint32_t parse_bound(const char *name, const char *arg)
-{
-    return (uint32_t)ld_cli_count(name, arg, 1, UINT32_MAX);
-}
-
-enum {
-    OPT_LISTEN = 256,
-    OPT_CONNS,
-    OPT_HBYTES,
-    OPT_HEADERS,
-    OPT_BODY,
-    OPT_REQUESTS,
-    OPT_TIMEOUT,
-    OPT_PIPELINE,
-    OPT_HELD,
-    OPT_QUIET,
-    OPT_STDIN
-};
-
 static int quiet;      /* --quiet: no stats on stderr at the end */
 static int stdin_stop; /* --stop-on-eof: the end of stdin stops it, as SIGTERM does */
 
-static const struct option long_opts[] = {
-    {"listen", required_argument, NULL, OPT_LISTEN},
-    {"max-connections", required_argument, NULL, OPT_CONNS},
-    {"max-header-bytes", required_argument, NULL, OPT_HBYTES},
-    {"max-headers", required_argument, NULL, OPT_HEADERS},
-    {"max-body-bytes", required_argument, NULL, OPT_BODY},
-    {"max-requests", required_argument, NULL, OPT_REQUESTS},
-    {"request-timeout", required_argument, NULL, OPT_TIMEOUT},
-    {"pipeline", required_argument, NULL, OPT_PIPELINE},
-    {"max-held", required_argument, NULL, OPT_HELD},
-    {"quiet", no_argument, NULL, OPT_QUIET},
-    {"stop-on-eof", no_argument, NULL, OPT_STDIN},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
-};
+/* --listen's value into the sockaddr_storage at where. */
+static void take_listen(const char *name, const char *arg, void *where)
+{
+    if (parse_listen(arg, where) != 0)
+        ld_cli_bad("%s: expected HOST:PORT with a numeric IPv4 address or a [bracketed] "
+                   "IPv6 one, got '%s'",
+                   name, arg);
+}
 
-/* Every option into the address and the bounds; --help and --version exit 0, a bad
- * one 2. */
+/* Every option into the address and the bounds, each bound a whole number from 1 to
+ * 2^32 - 1; --help and --version exit 0, a bad one 2. */
 static void parse_args(int argc, char **argv, struct sockaddr_storage *ss,
                        ld_http_limits *lim)
 {
-    int c;
+    const ld_cli_opt opts[] = {
+        LD_CLI_OPT_CALL("listen", ss, take_listen),
+        LD_CLI_OPT_COUNT("max-connections", &lim->connections, 1, UINT32_MAX),
+        LD_CLI_OPT_COUNT("max-header-bytes", &lim->header_bytes, 1, UINT32_MAX),
+        LD_CLI_OPT_COUNT("max-headers", &lim->headers, 1, UINT32_MAX),
+        LD_CLI_OPT_COUNT("max-body-bytes", &lim->body_bytes, 1, UINT32_MAX),
+        LD_CLI_OPT_COUNT("max-requests", &lim->requests, 1, UINT32_MAX),
+        LD_CLI_OPT_COUNT("request-timeout", &lim->request_timeout_ms, 1, UINT32_MAX),
+        LD_CLI_OPT_COUNT("pipeline", &lim->pipeline, 1, UINT32_MAX),
+        LD_CLI_OPT_COUNT("max-held", &lim->held, 1, UINT32_MAX),
+        LD_CLI_OPT_FLAG("quiet", &quiet),
+        LD_CLI_OPT_FLAG("stop-on-eof", &stdin_stop),
+        {.name = NULL},
+    };
+    const ld_cli_spec spec = {usage, opts, 0, LD_CLI_VERSION | LD_CLI_SHORT_HELP};
 
-    opterr = 0;
     uv_ip4_addr(CH_DEFAULT_HOST, CH_DEFAULT_PORT, (struct sockaddr_in *)ss);
-    while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
-        switch (c) {
-        case OPT_LISTEN:
-            if (parse_listen(optarg, ss) != 0)
-                ld_cli_bad("--listen: expected HOST:PORT with a numeric IPv4 address "
-                           "or a [bracketed] IPv6 one, got '%s'",
-                           optarg);
-            break;
-        case OPT_CONNS:
-            lim->connections = parse_bound("--max-connections", optarg);
-            break;
-        case OPT_HBYTES:
-            lim->header_bytes = parse_bound("--max-header-bytes", optarg);
-            break;
-        case OPT_HEADERS:
-            lim->headers = parse_bound("--max-headers", optarg);
-            break;
-        case OPT_BODY:
-            lim->body_bytes = parse_bound("--max-body-bytes", optarg);
-            break;
-        case OPT_REQUESTS:
-            lim->requests = parse_bound("--max-requests", optarg);
-            break;
-        case OPT_TIMEOUT:
-            lim->request_timeout_ms = parse_bound("--request-timeout", optarg);
-            break;
-        case OPT_PIPELINE:
-            lim->pipeline = parse_bound("--pipeline", optarg);
-            break;
-        case OPT_HELD:
-            lim->held = parse_bound("--max-held", optarg);
-            break;
-        case OPT_QUIET:
-            quiet = 1;
-            break;
-        case OPT_STDIN:
-            stdin_stop = 1;
-            break;
-        case 'h':
-            fputs(usage, stdout);
-            exit(0);
-        case 'V':
-            ld_cli_version();
-            exit(0);
-        case ':':
-            ld_cli_bad("%s needs a value", argv[optind - 1]);
-        default:
-            ld_cli_bad("unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        ld_cli_bad("unexpected argument '%s'", argv[optind]);
+    ld_cli_parse(&spec, argc, argv);
     connections_under_fd_limit(lim);
 }
 

@@ -7,10 +7,8 @@
  * or at the end of its input.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,18 +45,19 @@ static const char usage[] =
     "  --help                 this text\n"
     "  --version              the version and git commit\n";
 
-static void parse_addr(const char *name, const char *arg, struct sockaddr_in *out)
+/* HOST:PORT, an IPv4 address, into the sockaddr_in at where. */
+static void take_addr(const char *name, const char *arg, void *where)
 {
     char host[64];
     const char *colon = strrchr(arg, ':');
     size_t len = colon ? (size_t)(colon - arg) : 0;
     if (!colon || len == 0 || len >= sizeof host)
-        ld_cli_bad("--%s takes HOST:PORT, not '%s'", name, arg);
+        ld_cli_bad("%s takes HOST:PORT, not '%s'", name, arg);
     memcpy(host, arg, len);
     host[len] = '\0';
     int port = (int)ld_cli_count("the port", colon + 1, 0, 65535);
-    if (uv_ip4_addr(host, port, out) != 0)
-        ld_cli_bad("--%s takes an IPv4 address, not '%s'", name, host);
+    if (uv_ip4_addr(host, port, where) != 0)
+        ld_cli_bad("%s takes an IPv4 address, not '%s'", name, host);
 }
 
 typedef struct args {
@@ -68,91 +67,48 @@ typedef struct args {
     int have_backend;
 } args;
 
+/* --backend's address, which every run needs, into the args at where. */
+static void take_backend(const char *name, const char *arg, void *where)
+{
+    args *a = where;
+
+    take_addr(name, arg, &a->cfg.backend);
+    a->have_backend = 1;
+}
+
+static const ld_cli_choice modes[] = {{"fresh", LD_POOL_FRESH},
+                                      {"pooled", LD_POOL_POOLED},
+                                      {"pooled-trim", LD_POOL_POOLED_TRIM},
+                                      {NULL, 0}};
+static const ld_cli_choice stack_modes[] = {
+    {"copy", LD_STACK_COPY}, {"own", LD_STACK_OWN}, {NULL, 0}};
+
+/* Every option into a; --help and --version exit 0, a bad one 2. */
 static void parse_args(int argc, char **argv, args *a)
 {
-    static const struct option opts[] = {
-        {"listen", 1, 0, 'l'},        {"backend", 1, 0, 'b'},
-        {"think-ms", 1, 0, 't'},      {"mode", 1, 0, 'm'},
-        {"stack-mode", 1, 0, 's'},    {"stack-size", 1, 0, 'S'},
-        {"carriers", 1, 0, 'c'},      {"cpus", 1, 0, 'C'},
-        {"mem-limit", 1, 0, 'M'},     {"connections", 1, 0, 'n'},
-        {"backend-conns", 1, 0, 'B'}, {"warmup-depth", 1, 0, 'd'},
-        {"trim-after", 1, 0, 'k'},    {"help", 0, 0, 'h'},
-        {"version", 0, 0, 'V'},       {0, 0, 0, 0},
+    ld_pool_server_config *c = &a->cfg;
+    const ld_cli_opt opts[] = {
+        LD_CLI_OPT_CALL("listen", &c->listen, take_addr),
+        LD_CLI_OPT_CALL("backend", a, take_backend),
+        LD_CLI_OPT_MS("think-ms", &c->think_ms, 0, 60000),
+        LD_CLI_OPT_CHOICE("mode", &c->mode, modes),
+        LD_CLI_OPT_CHOICE("stack-mode", &c->carriers.stack_mode, stack_modes),
+        LD_CLI_OPT_COUNT("stack-size", &a->stack_size, 0, 1u << 26),
+        LD_CLI_OPT_COUNT("carriers", &c->carriers.carriers, 0, LD_CPUS_MAX),
+        LD_CLI_OPT_COUNT("cpus", &a->cpus, 0, LD_CPUS_MAX),
+        LD_CLI_OPT_COUNT("mem-limit", &a->mem_limit, 0, UINT64_C(1) << 50),
+        LD_CLI_OPT_COUNT("connections", &c->connections, 0, 1000000),
+        LD_CLI_OPT_COUNT("backend-conns", &c->backend_conns, 0, 1000000),
+        LD_CLI_OPT_COUNT("warmup-depth", &c->warmup_depth, 0, 1000),
+        LD_CLI_OPT_COUNT("trim-after", &c->trim_after, 0, 1000000),
+        {.name = NULL},
     };
-    for (int o; (o = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
-        char *end;
-        switch (o) {
-        case 'l':
-            parse_addr("listen", optarg, &a->cfg.listen);
-            break;
-        case 'b':
-            parse_addr("backend", optarg, &a->cfg.backend), a->have_backend = 1;
-            break;
-        case 't':
-            a->cfg.think_ms = strtod(optarg, &end);
-            if (end == optarg || *end ||
-                !(a->cfg.think_ms >= 0 && a->cfg.think_ms <= 60000))
-                ld_cli_bad("--think-ms takes a number of ms in [0, 60000], not '%s'",
-                           optarg);
-            break;
-        case 'm':
-            if (strcmp(optarg, "fresh") == 0)
-                a->cfg.mode = LD_POOL_FRESH;
-            else if (strcmp(optarg, "pooled") == 0)
-                a->cfg.mode = LD_POOL_POOLED;
-            else if (strcmp(optarg, "pooled-trim") == 0)
-                a->cfg.mode = LD_POOL_POOLED_TRIM;
-            else
-                ld_cli_bad("--mode is fresh, pooled or pooled-trim, not '%s'", optarg);
-            break;
-        case 's':
-            if (strcmp(optarg, "copy") != 0 && strcmp(optarg, "own") != 0)
-                ld_cli_bad("--stack-mode is copy or own, not '%s'", optarg);
-            a->cfg.carriers.stack_mode = optarg[0] == 'c' ? LD_STACK_COPY : LD_STACK_OWN;
-            break;
-        case 'S':
-            a->stack_size = ld_cli_count("--stack-size", optarg, 0, 1u << 26);
-            break;
-        case 'c':
-            a->cfg.carriers.carriers =
-                (unsigned)ld_cli_count("--carriers", optarg, 0, LD_CPUS_MAX);
-            break;
-        case 'C':
-            a->cpus = (unsigned)ld_cli_count("--cpus", optarg, 0, LD_CPUS_MAX);
-            break;
-        case 'M':
-            a->mem_limit = ld_cli_count("--mem-limit", optarg, 0, UINT64_C(1) << 50);
-            break;
-        case 'n':
-            a->cfg.connections = ld_cli_count("--connections", optarg, 0, 1000000);
-            break;
-        case 'B':
-            a->cfg.backend_conns = ld_cli_count("--backend-conns", optarg, 0, 1000000);
-            break;
-        case 'd':
-            a->cfg.warmup_depth =
-                (unsigned)ld_cli_count("--warmup-depth", optarg, 0, 1000);
-            break;
-        case 'k':
-            a->cfg.trim_after =
-                (unsigned)ld_cli_count("--trim-after", optarg, 0, 1000000);
-            break;
-        case 'h':
-            fputs(usage, stdout);
-            exit(0);
-        case 'V':
-            ld_cli_version();
-            exit(0);
-        default:
-            ld_cli_bad("unknown option");
-        }
-    }
-    if (optind < argc)
-        ld_cli_bad("unexpected argument '%s'", argv[optind]);
+    const ld_cli_spec spec = {usage, opts, 0, LD_CLI_VERSION | LD_CLI_GETOPT_SAYS};
+
+    ld_cli_parse(&spec, argc, argv);
     if (!a->have_backend)
         ld_cli_bad("--backend HOST:PORT is required");
-    if (a->cfg.connections == 0 || a->cfg.backend_conns == 0)
+    if (c->connections == 0 || c->backend_conns == 0)
         ld_cli_bad("--connections and --backend-conns take 1 or more");
 }
 

@@ -1,6 +1,6 @@
 /* fuzz_cli.h: a helper program's command line, fed in process to the parser its
- * main.c keeps static. A harness includes this header, then the program's main.c and,
- * for the programs that share it, lib/cli/cli.c, so that:
+ * main.c keeps static. A harness includes this header, then lib/cli/cli.c and
+ * lib/cli/cli_opts.c where the program uses them, and the program's main.c, so that:
  * - exit() returns to the harness with its status (longjmp), as the parser's --help
  *   and every bad-input path end with it;
  * - stdout and stderr are buffers, so that what the parser printed is checked;
@@ -52,8 +52,9 @@ typedef struct fuzz_cli_out {
 
 static FILE *fuzz_cli_stdout, *fuzz_cli_stderr;
 
-/* The parser under test writes here: every use in main.c and cli.c after this
- * header names these streams. */
+/* The parser under test writes here: every use in main.c, cli.c and cli_opts.c after
+ * this header names these streams. getopt's own line, for a program read with
+ * LD_CLI_GETOPT_SAYS (cli.h), goes to the process's stderr, past them. */
 #undef stdout
 #undef stderr
 #define stdout fuzz_cli_stdout

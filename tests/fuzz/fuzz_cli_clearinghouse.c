@@ -7,6 +7,7 @@
 #include "fuzz_cli.h"
 
 #include "../../lib/cli/cli.c"                 // NOLINT(bugprone-suspicious-include)
+#include "../../lib/cli/cli_opts.c"            // NOLINT(bugprone-suspicious-include)
 #include "../../services/clearinghouse/main.c" // NOLINT(bugprone-suspicious-include)
 
 typedef struct ch_opts {

@@ -21,8 +21,9 @@ static int fuzz_numeric_getaddrinfo(const char *host, const char *port,
 }
 #define getaddrinfo fuzz_numeric_getaddrinfo
 
-#include "../../lib/cli/cli.c"     // NOLINT(bugprone-suspicious-include)
-#include "../../tools/load/main.c" // NOLINT(bugprone-suspicious-include)
+#include "../../lib/cli/cli.c"      // NOLINT(bugprone-suspicious-include)
+#include "../../lib/cli/cli_opts.c" // NOLINT(bugprone-suspicious-include)
+#include "../../tools/load/main.c"  // NOLINT(bugprone-suspicious-include)
 
 #undef getaddrinfo
 

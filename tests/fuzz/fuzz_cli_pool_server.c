@@ -10,6 +10,7 @@
 #include "fuzz_cli.h"
 
 #include "../../lib/cli/cli.c"               // NOLINT(bugprone-suspicious-include)
+#include "../../lib/cli/cli_opts.c"          // NOLINT(bugprone-suspicious-include)
 #include "../../services/pool_server/main.c" // NOLINT(bugprone-suspicious-include)
 
 /* main's defaults, before the options. */

@@ -5,12 +5,10 @@
  * allows).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <netdb.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,18 +46,25 @@ static const char usage[] =
     "request to the last response; latency is from a request's write to its response\n"
     "read whole, within 1/64.\n";
 
-/* A real number of seconds in [min, 1e6]; min itself only when allow_min. */
-static double parse_seconds(const char *name, const char *arg, double min, int allow_min)
+/* A real number of seconds above 0 and at most 1e6, into the double at where. */
+static void take_seconds(const char *name, const char *arg, void *where)
 {
     char *end;
 
     errno = 0;
     double v = strtod(arg, &end);
-    if (end == arg || *end != '\0' || errno != 0 || !isfinite(v) || v < min ||
-        (v == min && !allow_min) || v > 1e6)
-        ld_cli_bad("%s: expected a number of seconds %s %g, got '%s'", name,
-                   allow_min ? "from" : "above", min, arg);
-    return v;
+    if (end == arg || *end != '\0' || errno != 0 || !isfinite(v) || v <= 0 || v > 1e6)
+        ld_cli_bad("%s: expected a number of seconds above 0, got '%s'", name, arg);
+    *(double *)where = v;
+}
+
+/* A request target: '/' first, and no space; into the string at where. */
+static void take_path(const char *name, const char *arg, void *where)
+{
+    if (arg[0] != '/' || strpbrk(arg, " \t\r\n"))
+        ld_cli_bad("%s: expected a target starting with '/' and no space, got '%s'", name,
+                   arg);
+    *(const char **)where = arg;
 }
 
 /* HOST:PORT or [HOST]:PORT, resolved to its first TCP address. */
@@ -87,91 +92,33 @@ static void parse_target(const char *arg, struct sockaddr_storage *ss)
     freeaddrinfo(res);
 }
 
-enum {
-    OPT_CONNS = 256,
-    OPT_THREADS,
-    OPT_DURATION,
-    OPT_PATH,
-    OPT_TIMEOUT,
-    OPT_DRAIN,
-    OPT_QUIET
-};
-
 static int quiet; /* --quiet: the machine line alone */
 
-static const struct option long_opts[] = {
-    {"connections", required_argument, NULL, OPT_CONNS},
-    {"threads", required_argument, NULL, OPT_THREADS},
-    {"duration", required_argument, NULL, OPT_DURATION},
-    {"path", required_argument, NULL, OPT_PATH},
-    {"timeout", required_argument, NULL, OPT_TIMEOUT},
-    {"drain", required_argument, NULL, OPT_DRAIN},
-    {"quiet", no_argument, NULL, OPT_QUIET},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
-};
-
-/* One option into cfg; --help and --version exit 0, a bad one 2. */
-static void parse_opt(int c, char **argv, ld_http_load_config *cfg)
-{
-    switch (c) {
-    case OPT_CONNS:
-        cfg->connections = ld_cli_count("--connections", optarg, 1, 1000000);
-        break;
-    case OPT_THREADS:
-        cfg->threads = (unsigned)ld_cli_count("--threads", optarg, 1, 256);
-        break;
-    case OPT_DURATION:
-        cfg->seconds = parse_seconds("--duration", optarg, 0, 0);
-        break;
-    case OPT_PATH:
-        if (optarg[0] != '/' || strpbrk(optarg, " \t\r\n"))
-            ld_cli_bad("--path: expected a target starting with '/' and no space, got "
-                       "'%s'",
-                       optarg);
-        cfg->path = optarg;
-        break;
-    case OPT_TIMEOUT:
-        cfg->timeout_s = parse_seconds("--timeout", optarg, 0, 0);
-        break;
-    case OPT_DRAIN:
-        cfg->drain_s = parse_seconds("--drain", optarg, 0, 0);
-        break;
-    case OPT_QUIET:
-        quiet = 1;
-        break;
-    case 'h':
-        fputs(usage, stdout);
-        exit(0);
-    case 'V':
-        ld_cli_version();
-        exit(0);
-    case ':':
-        ld_cli_bad("%s needs a value", argv[optind - 1]);
-    default:
-        ld_cli_bad("unknown option '%s'", argv[optind - 1]);
-    }
-}
-
-/* Every argument into cfg and the server's address. */
+/* Every argument into cfg and the server's address; --help and --version exit 0, a
+ * bad one 2. */
 static void parse_args(int argc, char **argv, ld_http_load_config *cfg,
                        struct sockaddr_storage *ss)
 {
-    int c;
+    const ld_cli_opt opts[] = {
+        LD_CLI_OPT_COUNT("connections", &cfg->connections, 1, 1000000),
+        LD_CLI_OPT_COUNT("threads", &cfg->threads, 1, 256),
+        LD_CLI_OPT_CALL("duration", &cfg->seconds, take_seconds),
+        LD_CLI_OPT_CALL("path", &cfg->path, take_path),
+        LD_CLI_OPT_CALL("timeout", &cfg->timeout_s, take_seconds),
+        LD_CLI_OPT_CALL("drain", &cfg->drain_s, take_seconds),
+        LD_CLI_OPT_FLAG("quiet", &quiet),
+        {.name = NULL},
+    };
+    const ld_cli_spec spec = {usage, opts, 1, LD_CLI_VERSION | LD_CLI_SHORT_HELP};
 
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1)
-        parse_opt(c, argv, cfg);
-    if (optind == argc)
+    int at = ld_cli_parse(&spec, argc, argv);
+    if (at == argc)
         ld_cli_bad("expected HOST:PORT");
-    if (optind + 1 < argc)
-        ld_cli_bad("unexpected argument '%s'", argv[optind + 1]);
     if (cfg->threads > cfg->connections)
         ld_cli_bad("--threads %u is more than --connections %" PRIu64, cfg->threads,
                    cfg->connections);
-    parse_target(argv[optind], ss);
-    cfg->host = argv[optind];
+    parse_target(argv[at], ss);
+    cfg->host = argv[at];
     cfg->addr = (struct sockaddr *)ss;
 }
 

@@ -7,7 +7,6 @@
  * rank, says what it measured in a "done" line (models.h gives both forms), and
  * exits 0.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,96 +49,59 @@ typedef struct args {
     uint64_t mem_limit;
 } args;
 
-/* "0,1,5": the CPUs offered, each a number below LD_CPUS_MAX. */
-static void parse_cpu_ids(const char *arg, ld_cpus *out)
+/* "0,1,5": the CPUs offered, each a number below LD_CPUS_MAX, into the ld_cpus at
+ * where. */
+static void take_cpu_ids(const char *name, const char *arg, void *where)
 {
+    ld_cpus *out = where;
     char copy[8192], *save = NULL;
     if (strlen(arg) >= sizeof copy)
-        ld_cli_bad("--cpu-ids is too long");
+        ld_cli_bad("%s is too long", name);
     strcpy(copy, arg);
     out->n = 0;
     for (char *id = strtok_r(copy, ",", &save); id; id = strtok_r(NULL, ",", &save)) {
         if (out->n == LD_CPUS_MAX)
-            ld_cli_bad("--cpu-ids names more than %d CPUs", LD_CPUS_MAX);
-        out->id[out->n++] = (int)ld_cli_count("--cpu-ids", id, 0, LD_CPUS_MAX - 1);
+            ld_cli_bad("%s names more than %d CPUs", name, LD_CPUS_MAX);
+        out->id[out->n++] = (int)ld_cli_count(name, id, 0, LD_CPUS_MAX - 1);
     }
     if (out->n == 0)
-        ld_cli_bad("--cpu-ids takes a comma-separated list of CPUs, not '%s'", arg);
+        ld_cli_bad("%s takes a comma-separated list of CPUs, not '%s'", name, arg);
 }
 
-static double parse_ms(const char *arg)
+/* A strategy of the models job, by name, into the strategy pointer at where. */
+static void take_strategy(const char *name, const char *arg, void *where)
 {
-    char *end;
-    double v = strtod(arg, &end);
-    if (end == arg || *end || !(v >= 0.001 && v <= 100000))
-        ld_cli_bad("--delay-ms takes a number of ms in [0.001, 100000], not '%s'", arg);
-    return v;
+    const ld_strategy *s = ld_job_strategy(&ld_models_job, arg);
+    if (!s)
+        ld_cli_bad("%s: the models job has no strategy '%s'", name, arg);
+    *(const ld_strategy **)where = s;
 }
 
+static const ld_cli_choice stack_modes[] = {
+    {"copy", LD_STACK_COPY}, {"own", LD_STACK_OWN}, {NULL, 0}};
+
+/* Every option into a; --help exits 0, a bad one 2. */
 static void parse_args(int argc, char **argv, args *a)
 {
-    static const struct option opts[] = {
-        {"strategy", 1, 0, 's'},   {"tasks", 1, 0, 't'},      {"delay-ms", 1, 0, 'd'},
-        {"thread-cap", 1, 0, 'T'}, {"carriers", 1, 0, 'c'},   {"workers", 1, 0, 'w'},
-        {"stack-size", 1, 0, 'S'}, {"stack-mode", 1, 0, 'm'}, {"cold-stacks", 0, 0, 'k'},
-        {"trace-ns", 1, 0, 'r'},   {"cpu-ids", 1, 0, 'i'},    {"cpus", 1, 0, 'C'},
-        {"mem-limit", 1, 0, 'M'},  {"help", 0, 0, 'h'},       {0, 0, 0, 0}};
-    for (int o; (o = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
-        switch (o) {
-        case 's':
-            a->strategy = ld_job_strategy(&ld_models_job, optarg);
-            if (!a->strategy)
-                ld_cli_bad("--strategy: the models job has no strategy '%s'", optarg);
-            break;
-        case 't':
-            a->mc.tasks = ld_cli_count("--tasks", optarg, 1, 10000000);
-            break;
-        case 'd':
-            a->mc.delay_ms = parse_ms(optarg);
-            break;
-        case 'T':
-            a->mc.thread_cap = ld_cli_count("--thread-cap", optarg, 1, LD_CPUS_MAX);
-            break;
-        case 'c':
-            a->cfg.carriers =
-                (unsigned)ld_cli_count("--carriers", optarg, 0, LD_CPUS_MAX);
-            break;
-        case 'w':
-            a->cfg.workers = (unsigned)ld_cli_count("--workers", optarg, 0, LD_CPUS_MAX);
-            break;
-        case 'S':
-            a->cfg.stack_size = (size_t)ld_cli_count("--stack-size", optarg, 0, 1u << 26);
-            break;
-        case 'm':
-            if (strcmp(optarg, "copy") != 0 && strcmp(optarg, "own") != 0)
-                ld_cli_bad("--stack-mode is copy or own, not '%s'", optarg);
-            a->cfg.stack_mode = optarg[0] == 'c' ? LD_STACK_COPY : LD_STACK_OWN;
-            break;
-        case 'k':
-            a->cfg.cold_stacks = 1;
-            break;
-        case 'r':
-            a->cfg.trace_pinning_ns =
-                (int64_t)ld_cli_count("--trace-ns", optarg, 0, UINT64_C(1) << 50);
-            break;
-        case 'i':
-            parse_cpu_ids(optarg, &a->offered);
-            break;
-        case 'C':
-            a->cpus = (unsigned)ld_cli_count("--cpus", optarg, 0, LD_CPUS_MAX);
-            break;
-        case 'M':
-            a->mem_limit = ld_cli_count("--mem-limit", optarg, 0, UINT64_C(1) << 50);
-            break;
-        case 'h':
-            fputs(usage, stdout);
-            exit(0);
-        default:
-            ld_cli_bad("unknown option");
-        }
-    }
-    if (optind < argc)
-        ld_cli_bad("unexpected argument '%s'", argv[optind]);
+    const ld_cli_opt opts[] = {
+        LD_CLI_OPT_CALL("strategy", &a->strategy, take_strategy),
+        LD_CLI_OPT_COUNT("tasks", &a->mc.tasks, 1, 10000000),
+        LD_CLI_OPT_MS("delay-ms", &a->mc.delay_ms, 0.001, 100000),
+        LD_CLI_OPT_COUNT("thread-cap", &a->mc.thread_cap, 1, LD_CPUS_MAX),
+        LD_CLI_OPT_COUNT("carriers", &a->cfg.carriers, 0, LD_CPUS_MAX),
+        LD_CLI_OPT_COUNT("workers", &a->cfg.workers, 0, LD_CPUS_MAX),
+        LD_CLI_OPT_COUNT("stack-size", &a->cfg.stack_size, 0, 1u << 26),
+        LD_CLI_OPT_CHOICE("stack-mode", &a->cfg.stack_mode, stack_modes),
+        LD_CLI_OPT_FLAG("cold-stacks", &a->cfg.cold_stacks),
+        LD_CLI_OPT_COUNT("trace-ns", &a->cfg.trace_pinning_ns, 0, UINT64_C(1) << 50),
+        LD_CLI_OPT_CALL("cpu-ids", &a->offered, take_cpu_ids),
+        LD_CLI_OPT_COUNT("cpus", &a->cpus, 0, LD_CPUS_MAX),
+        LD_CLI_OPT_COUNT("mem-limit", &a->mem_limit, 0, UINT64_C(1) << 50),
+        {.name = NULL},
+    };
+    const ld_cli_spec spec = {usage, opts, 0, LD_CLI_GETOPT_SAYS};
+
+    ld_cli_parse(&spec, argc, argv);
     if (!a->strategy || a->offered.n == 0)
         ld_cli_bad("--strategy and --cpu-ids are required");
 }
