@@ -194,10 +194,22 @@ int main(int argc, char **argv)
     parse_args(argc, argv, &ss, &lim);
     signal(SIGPIPE, SIG_IGN); /* a client gone mid-answer is an error code, not a death */
     uv_loop_init(&loop);
-    int rc = ld_clearinghouse_open(&m.ch, &loop, (struct sockaddr *)&ss, &lim);
+    /* A file or /dev/null cannot be polled: say so rather than watch nothing. */
+    int rc = stdin_stop ? uv_poll_init(&loop, &m.input, 0) : 0;
+    if (rc != 0) {
+        fprintf(stderr,
+                CH_NAME ": --stop-on-eof needs standard input to be a pipe, a socket or "
+                        "a terminal: %s\n",
+                uv_strerror(rc));
+        uv_loop_close(&loop);
+        return 2;
+    }
+    rc = ld_clearinghouse_open(&m.ch, &loop, (struct sockaddr *)&ss, &lim);
     if (rc != 0) {
         uv_ip_name((struct sockaddr *)&ss, name, sizeof name);
         fprintf(stderr, CH_NAME ": cannot listen on %s: %s\n", name, uv_strerror(rc));
+        if (stdin_stop)
+            uv_close((uv_handle_t *)&m.input, NULL);
         uv_run(&loop, UV_RUN_NOWAIT);
         uv_loop_close(&loop);
         return 1;
@@ -209,7 +221,6 @@ int main(int argc, char **argv)
     uv_signal_start(&m.sigterm, on_signal, SIGTERM);
     if (stdin_stop) {
         m.input.data = &m;
-        uv_poll_init(&loop, &m.input, 0);
         uv_poll_start(&m.input, UV_READABLE | UV_DISCONNECT, on_input);
     }
     uv_ip_name((struct sockaddr *)&ss, name, sizeof name);

@@ -131,4 +131,11 @@ stop "$pid" INT two
     > "$work/eof.out" 2> "$work/eof.err" || fail "--stop-on-eof did not end it, 0"
 grep -q "listening on" "$work/eof.out" && [ ! -s "$work/eof.err" ] ||
     fail "--stop-on-eof --quiet: $(cat "$work/eof.out" "$work/eof.err")"
+# A standard input it cannot watch (a file, /dev/null) is refused at once, in one line.
+rc=0
+timeout 10 "$bin" --listen 127.0.0.1:0 --stop-on-eof < /dev/null > "$work/null.out" \
+    2> "$work/null.err" || rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l < "$work/null.err")" -eq 1 ] &&
+    grep -q "^loomdist-clearinghouse: --stop-on-eof needs standard input to be a pipe" \
+        "$work/null.err" || fail "--stop-on-eof < /dev/null: exit $rc, $(cat "$work/null.err")"
 echo "clearinghouse cli: help, bad input, address in use, curl, signals, eof: ok"
