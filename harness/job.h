@@ -164,6 +164,8 @@ typedef struct ld_figure {
 } ld_figure;
 
 #define LD_FIGURES_MAX 64
+#define LD_FIGURE_NAME_MAX                                                               \
+    64 /* bytes of a figure's name with its NUL: it names a dataset */
 
 typedef struct ld_figures {
     ld_figure v[LD_FIGURES_MAX];
@@ -172,6 +174,13 @@ typedef struct ld_figures {
 
 /* Append a figure; past LD_FIGURES_MAX it is dropped and -ENOSPC returned. */
 int ld_figure_add(ld_figures *f, const char *name, double value, const char *unit);
+
+/* Put f's figures in the order of names[0..n), matching by name, so that the figures
+ * of every iteration and rank line up by position: 0, or -EINVAL with one line in
+ * why[0..len) when a name of f is past LD_FIGURE_NAME_MAX or repeated, or f lacks one
+ * of names or has one more (f is then left in some order). */
+int ld_figures_order(ld_figures *f, const char *const *names, size_t n, char *why,
+                     size_t len);
 
 /* What a strategy is handed: the tasks, the job's prepared state, t0, the ld_now_ns()
  * at which the timed run began, where the n results go (zeroed; the job's result
