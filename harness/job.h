@@ -355,8 +355,10 @@ extern const size_t ld_njobs;
 
 const ld_job *ld_job_find(const char *name);
 
-/* Whether job keeps within the limits above and declares its tasks whole (tasks with
- * tasks_option, an option of its own): 0, or -EINVAL with one line in err. */
+/* Whether job keeps within the limits above, declares its tasks whole (tasks with
+ * tasks_option, an option of its own), and names no two of its columns, strategies,
+ * options or table figures alike, nor two percentile columns with one unit (their
+ * datasets are named by it): 0, or -EINVAL with one line in err naming the job. */
 int ld_job_check(const ld_job *job, char *err, size_t errlen);
 
 /* ld_job_check for every job, at start: 0, or -EINVAL for the first that fails. */
