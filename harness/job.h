@@ -317,9 +317,10 @@ typedef struct ld_job {
     uint64_t (*resident_bytes)(const ld_job_config *cfg, size_t n);
     /* LD_ON_OWN strategies: the OS threads they run on under cfg. */
     unsigned (*threads_fn)(const ld_job_config *cfg, const ld_strategy *s);
-    /* LD_REPORT_BOUND, for a job whose strategies have bounds of their own (a capped
-     * pool's is longer): strategy s's lower bound under the job's options `opts`, from
-     * prepare's bound_ns. NULL: every strategy has prepare's. */
+    /* LD_REPORT_BOUND, for a job whose strategies have bounds of their own (one on a
+     * thread cap below its tasks has a longer one): strategy s's lower bound under the
+     * job's options `opts`, from prepare's bound_ns. NULL: every strategy has prepare's.
+     */
     int64_t (*strategy_bound)(const void *opts, const ld_strategy *s, int64_t bound_ns);
     /* Untimed, around each measured run: enter puts the run under what the job's
      * options ask of the machine (a resource profile, job_profile.h), writes the CPUs,
