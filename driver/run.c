@@ -166,7 +166,7 @@ static size_t first_names(MPI_Comm comm, const ld_record *r, char *text,
  * rather than be added to another. Returns 0, or -1 on every rank. */
 static int order_figures(MPI_Comm comm, ld_record *r)
 {
-    char text[LD_FIGURES_MAX * LD_FIGURE_NAME_MAX];
+    char text[LD_FIGURES_MAX * LD_FIGURE_NAME_MAX] = {0};
     const char *names[LD_FIGURES_MAX];
     size_t n = first_names(comm, r, text, names);
     char why[LD_WHY_MAX];
