@@ -2,11 +2,11 @@
 
 An experiment is, per job, every run whose options that change that job's results all
 agree: the driver's (the book, the stacks, the partition) and the job's own (the latency
-scale and pool size for settle, sims and the VaR kernel for var), as the /<job> group's
+scale and OS threads for settle, sims and the VaR kernel for var), as the /<job> group's
 `result_options` names them (else the file's, else a fixed list). So the settle rows of
-a settle-only run and of a settle+var run pool, while var rows of different kernels
-never do. Within an experiment, a configuration is one (nodes, ranks) layout; repeated
-runs of one layout are pooled as further iterations, as JMH pools forks.
+a settle-only run and of a settle+var run are merged, while var rows of different
+kernels never are. Within an experiment, a configuration is one (nodes, ranks) layout;
+repeated runs of one layout are merged as further iterations, as JMH combines forks.
 """
 from dataclasses import dataclass, field
 
@@ -67,7 +67,7 @@ class Summary:
     iteration_kept: object   # 0-based measured iteration they come from; None: unsaid
     file_iterations: int     # measured iterations in that file
     critical_path_ns: int
-    per_rank: dict           # every [iteration, rank] metric, iterations pooled
+    per_rank: dict           # every [iteration, rank] metric, the runs' iterations merged
     units: dict              # dataset name -> unit
 
     @property
@@ -195,9 +195,9 @@ def _sort_key(options):
     return [(name, part(options[name])) for name in option_names(options)]
 
 
-def _pooled(runs, job, strategy):
+def _merged(runs, job, strategy):
     """Stack the iterations of every run of a layout that has this strategy; metrics
-    only some of the runs recorded are left out rather than pooled short."""
+    only some of the runs recorded are left out rather than merged short."""
     having = [r.strategies[(job, strategy)] for r in runs if (job, strategy) in r.strategies]
     common = set.intersection(*(set(s.per_rank) for s in having))
     per_rank = {m: np.concatenate([s.per_rank[m] for s in having])
@@ -213,7 +213,7 @@ def _range(values):
 
 def summarize(runs, job, strategy):
     """Reduce one strategy over ranks and iterations to the seed tables' columns."""
-    having, per_rank = _pooled(runs, job, strategy)
+    having, per_rank = _merged(runs, job, strategy)
     group = having[0]
     source = next(r for r in runs if (job, strategy) in r.strategies)
     makespan_ns = stats.makespans_ns(per_rank["wall_ns"])

@@ -97,7 +97,7 @@ class Run:
         job's results agrees: the driver's (the book, the stacks) and the job's own, and
         only when they ran on the same CPU: its model and instruction-set flags, where
         the file records them, join the key, so runs from different CPUs are never
-        pooled. The key is a sorted tuple of (name, value) pairs, so runs that recorded
+        merged. The key is a sorted tuple of (name, value) pairs, so runs that recorded
         different options never share one. A job with no options of its own uses the
         file's."""
         options = dict(self.job_options.get(job, self.options), **self.cpu)

@@ -2,7 +2,7 @@
  *
  * A run's figures compare only with runs on the same CPU model with the same
  * instruction-set flags, so the results file names them (root attributes cpu_model
- * and cpu_flags) and the analysis never pools runs across them. Read before any work,
+ * and cpu_flags) and the analysis never merges runs across them. Read before any work,
  * with the other checks: the write that records them does not pay for the read. */
 #ifndef LD_CPUINFO_H
 #define LD_CPUINFO_H

@@ -483,16 +483,15 @@ static void per_iteration_values(const ld_record *r, per_iteration *d, uint64_t 
     for (size_t f = 0; rows && f < r->figures[0].n; f++, k++) {
         snprintf(d[k].name, sizeof d[k].name, "%s", r->figures[0].v[f].name);
         d[k].type = H5T_NATIVE_DOUBLE, d[k].unit = r->figures[0].v[f].unit;
-        for (size_t it = 0; it < rows; it++) {
-            double x = f < r->figures[it].n ? r->figures[it].v[f].value : 0.0;
-            memcpy(&v[k * rows + it], &x, sizeof x);
-        }
+        for (size_t it = 0; it < rows; it++)
+            memcpy(&v[k * rows + it], &r->figures[it].v[f].value, sizeof(double));
     }
 }
 
 /* The [iterations][ranks] datasets of one strategy, named as per_iteration_values
  * says: every rank's values gathered on rank 0 in one call, and written there. Every
- * rank reports the same names in the same order, as the collective creates need. */
+ * rank has the same names in the same order (run.c put its figures in rank 0's order
+ * by name), as the collective creates need. */
 static void write_per_iteration(writer *w, hid_t g, const ld_record *r)
 {
     size_t n = per_iteration_count(r), rows = r->iterations, ranks = (size_t)w->size;

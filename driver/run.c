@@ -138,6 +138,52 @@ static void say_step_failure(MPI_Comm comm, const ld_record *r, const char *step
     say_failure(comm, what, rc);
 }
 
+/* Rank 0's first measured iteration's figure names, on every rank: into names[0..n),
+ * which point into text. Names past LD_FIGURE_NAME_MAX are cut here, and refused by
+ * ld_figures_order on rank 0. */
+static size_t first_names(MPI_Comm comm, const ld_record *r, char *text,
+                          const char **names)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    unsigned n = rank == 0 ? (unsigned)r->figures[0].n : 0;
+    for (size_t k = 0, at = 0; rank == 0 && k < n; k++) {
+        snprintf(text + at, LD_FIGURE_NAME_MAX, "%s", r->figures[0].v[k].name);
+        at += strlen(text + at) + 1;
+    }
+    MPI_Bcast(&n, 1, MPI_UNSIGNED, 0, comm);
+    MPI_Bcast(text, LD_FIGURES_MAX * LD_FIGURE_NAME_MAX, MPI_CHAR, 0, comm);
+    for (size_t k = 0, at = 0; k < n; k++) {
+        names[k] = text + at;
+        at += strlen(text + at) + 1;
+    }
+    return n;
+}
+
+/* Every measured iteration's figures, on every rank, put in the order of rank 0's
+ * first by name, as the table and the file take them by position: a figure that one
+ * iteration or rank lacks, repeats or adds fails the strategy, with one line of why,
+ * rather than be added to another. Returns 0, or -1 on every rank. */
+static int order_figures(MPI_Comm comm, ld_record *r)
+{
+    char text[LD_FIGURES_MAX * LD_FIGURE_NAME_MAX] = {0};
+    const char *names[LD_FIGURES_MAX];
+    size_t n = first_names(comm, r, text, names);
+    char why[LD_WHY_MAX];
+    int rc = 0;
+    ld_why_clear();
+    for (unsigned it = 0; rc == 0 && it < r->iterations; it++) {
+        rc = ld_figures_order(&r->figures[it], names, n, why, sizeof why);
+        if (rc != 0)
+            ld_why_say("measured iteration %u: %s", it + 1, why);
+    }
+    int ok = rc == 0;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    if (!ok)
+        say_step_failure(comm, r, "reported figures unlike rank 0's first iteration", rc);
+    return ok ? 0 : -1;
+}
+
 /* Warm-up and measured iterations of one strategy, all ranks in step. */
 static int run_strategy(MPI_Comm comm, const ld_options *o, const ld_job_config *cfg,
                         const ld_share *share, const void *prepared, unsigned warmup,
@@ -169,7 +215,7 @@ static int run_strategy(MPI_Comm comm, const ld_options *o, const ld_job_config 
             keep_iteration(r, it - warmup, &m, &figs, share->n);
     }
     r->iterations = its;
-    return ok ? 0 : -1;
+    return ok ? order_figures(comm, r) : -1;
 }
 
 /* One strategy with what it keeps across its iterations (ld_job_strategy_open: its

@@ -30,7 +30,9 @@ typedef struct ld_record {
     ld_metrics *metrics;     /* [iterations] */
     size_t npct;             /* the job's LD_COL_PERCENTILES columns */
     int64_t (*pct)[LD_PCTS]; /* [iterations * npct]: their percentiles on this rank */
-    ld_figures *figures;     /* [iterations]: named figures, for jobs that report them */
+    ld_figures *figures;     /* [iterations]: named figures, for jobs that report them,
+                                on every rank in the order of rank 0's first iteration
+                                (matched by name once the strategy has run) */
     void *results; /* [share->n] of the job's result struct, from the last iteration */
 } ld_record;
 

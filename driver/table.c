@@ -95,7 +95,8 @@ static void gather_percentiles(MPI_Comm comm, const ld_options *o, const ld_shar
     free(all);
 }
 
-/* Each named figure, averaged over iterations here and then over ranks. */
+/* Each named figure, averaged over iterations here and then over ranks: figure k is
+ * one name in every iteration on every rank, as run.c put them in one order. */
 static void reduce_figures(MPI_Comm comm, const ld_record *r, row *out)
 {
     size_t n = r->iterations ? r->figures[0].n : 0;

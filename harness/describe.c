@@ -1,5 +1,6 @@
 /* describe.c: reading what a job declares about itself: option values and defaults,
- * column sizes, the reports it asks for, its tasks and their stacks. */
+ * column sizes, the reports it asks for, its tasks and their stacks; and the check
+ * that a declaration keeps to the driver's limits and names each thing once. */
 #include "job.h"
 
 #include <errno.h>
@@ -156,6 +157,80 @@ static int declares(const ld_job *job, const char *name)
     return 0;
 }
 
+/* The k-th name of one of a job's tables, or NULL for an entry that has none there. */
+typedef const char *(*name_of)(const ld_job *job, size_t k);
+
+static const char *column_name(const ld_job *job, size_t k)
+{
+    return job->columns[k].name;
+}
+
+/* A percentile column's datasets are named by its unit (p50_<unit>, driver/h5out.c). */
+static const char *percentile_unit(const ld_job *job, size_t k)
+{
+    return job->columns[k].flags & LD_COL_PERCENTILES ? job->columns[k].unit : NULL;
+}
+
+static const char *strategy_name(const ld_job *job, size_t k)
+{
+    return job->strategies[k].name;
+}
+
+static const char *option_name(const ld_job *job, size_t k)
+{
+    return job->opts[k].name;
+}
+
+static const char *table_figure(const ld_job *job, size_t k)
+{
+    return job->table_figures[k];
+}
+
+static size_t table_figures(const ld_job *job)
+{
+    size_t n = 0;
+    while (job->table_figures && job->table_figures[n])
+        n++;
+    return n;
+}
+
+/* The first name that two of a job's n entries share, or NULL. */
+static const char *repeated(const ld_job *job, size_t n, name_of name)
+{
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = a + 1; name(job, a) && b < n; b++)
+            if (name(job, b) && strcmp(name(job, a), name(job, b)) == 0)
+                return name(job, a);
+    return NULL;
+}
+
+/* Each name the driver makes an option, a dataset, a group or a column of is one
+ * entry's: "job JOB has two columns named NAME", or 0. */
+static int check_names(const ld_job *job, char *err, size_t errlen)
+{
+    const struct {
+        const char *what;
+        size_t n;
+        name_of name;
+    } tables[] = {
+        {"columns named", job->ncolumns, column_name},
+        {"percentile columns (datasets p50_, p99_, max_<unit>) in the unit",
+         job->ncolumns, percentile_unit},
+        {"strategies named", job->nstrategies, strategy_name},
+        {"options named", job->nopts, option_name},
+        {"table figures named", table_figures(job), table_figure},
+    };
+    for (size_t k = 0; k < LD_LEN(tables); k++) {
+        const char *name = repeated(job, tables[k].n, tables[k].name);
+        if (name) {
+            snprintf(err, errlen, "job %s has two %s %s", job->name, tables[k].what,
+                     name);
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
 int ld_job_check(const ld_job *job, char *err, size_t errlen)
 {
     const struct {
@@ -182,5 +257,5 @@ int ld_job_check(const ld_job *job, char *err, size_t errlen)
                  job->name);
         return -EINVAL;
     }
-    return 0;
+    return check_names(job, err, errlen);
 }

@@ -14,14 +14,6 @@
  * and a sampler any faster would cost a visible share of a core. */
 #define LD_SAMPLE_PERIOD_US 1000
 
-int ld_figure_add(ld_figures *f, const char *name, double value, const char *unit)
-{
-    if (f == NULL || f->n >= LD_FIGURES_MAX)
-        return -ENOSPC;
-    f->v[f->n++] = (ld_figure){.name = name, .value = value, .unit = unit};
-    return 0;
-}
-
 uint64_t ld_job_stack_bytes(const ld_job_config *cfg)
 {
     long page = sysconf(_SC_PAGESIZE);

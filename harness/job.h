@@ -165,6 +165,8 @@ typedef struct ld_figure {
 } ld_figure;
 
 #define LD_FIGURES_MAX 64
+#define LD_FIGURE_NAME_MAX                                                               \
+    64 /* bytes of a figure's name with its NUL: it names a dataset */
 
 typedef struct ld_figures {
     ld_figure v[LD_FIGURES_MAX];
@@ -173,6 +175,13 @@ typedef struct ld_figures {
 
 /* Append a figure; past LD_FIGURES_MAX it is dropped and -ENOSPC returned. */
 int ld_figure_add(ld_figures *f, const char *name, double value, const char *unit);
+
+/* Put f's figures in the order of names[0..n), matching by name, so that the figures
+ * of every iteration and rank line up by position: 0, or -EINVAL with one line in
+ * why[0..len) when a name of f is past LD_FIGURE_NAME_MAX or repeated, or f lacks one
+ * of names or has one more (f is then left in some order). */
+int ld_figures_order(ld_figures *f, const char *const *names, size_t n, char *why,
+                     size_t len);
 
 /* What a strategy is handed: the tasks, the job's prepared state, t0, the ld_now_ns()
  * at which the timed run began, where the n results go (zeroed; the job's result
@@ -309,9 +318,10 @@ typedef struct ld_job {
     uint64_t (*resident_bytes)(const ld_job_config *cfg, size_t n);
     /* LD_ON_OWN strategies: the OS threads they run on under cfg. */
     unsigned (*threads_fn)(const ld_job_config *cfg, const ld_strategy *s);
-    /* LD_REPORT_BOUND, for a job whose strategies have bounds of their own (a capped
-     * pool's is longer): strategy s's lower bound under the job's options `opts`, from
-     * prepare's bound_ns. NULL: every strategy has prepare's. */
+    /* LD_REPORT_BOUND, for a job whose strategies have bounds of their own (one on a
+     * thread cap below its tasks has a longer one): strategy s's lower bound under the
+     * job's options `opts`, from prepare's bound_ns. NULL: every strategy has prepare's.
+     */
     int64_t (*strategy_bound)(const void *opts, const ld_strategy *s, int64_t bound_ns);
     /* Untimed, around each measured run: enter puts the run under what the job's
      * options ask of the machine (a resource profile, job_profile.h), writes the CPUs,
@@ -347,8 +357,10 @@ extern const size_t ld_njobs;
 
 const ld_job *ld_job_find(const char *name);
 
-/* Whether job keeps within the limits above and declares its tasks whole (tasks with
- * tasks_option, an option of its own): 0, or -EINVAL with one line in err. */
+/* Whether job keeps within the limits above, declares its tasks whole (tasks with
+ * tasks_option, an option of its own), and names no two of its columns, strategies,
+ * options or table figures alike, nor two percentile columns with one unit (their
+ * datasets are named by it): 0, or -EINVAL with one line in err naming the job. */
 int ld_job_check(const ld_job *job, char *err, size_t errlen);
 
 /* ld_job_check for every job, at start: 0, or -EINVAL for the first that fails. */

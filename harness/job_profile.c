@@ -50,8 +50,8 @@ void ld_job_profile_peak(ld_figures *f, uint64_t peak_bytes)
  * group's peak in loomdist-models-run (x86_64 Debian 12, cgroup v1; what a process
  * mapped before it entered the group stays charged to the group it came from): the
  * process itself, 256 KiB; each carrier, its loop, scheduler and stacks, 160-210 KiB;
- * each pool thread about 35 KiB. Each is the least seen, so that a limit refused
- * surely cannot run. */
+ * each OS thread of a strategy on threads of its own (LD_ON_OWN) about 35 KiB. Each is
+ * the least seen, so that a limit refused surely cannot run. */
 #define PROCESS_FLOOR (256u << 10)
 #define CARRIER_FLOOR (128u << 10)
 #define THREAD_FLOOR (32u << 10)

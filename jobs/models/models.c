@@ -17,18 +17,18 @@ static int models_prepare(const ld_job_config *cfg, const ld_trade *trades, size
     return 0;
 }
 
-/* A pool of P threads sleeps ceil(tasks / P) delays one after another. */
+/* P capped threads sleep ceil(tasks / P) delays one after another. */
 static int64_t models_bound(const void *opts, const ld_strategy *s, int64_t delay_ns)
 {
     const ld_models_config *mc = opts;
-    uint64_t pool = ld_models_pool_threads(mc, s);
-    uint64_t rounds = pool ? (mc->tasks + pool - 1) / pool : 1;
+    uint64_t threads = ld_models_capped_threads(mc, s);
+    uint64_t rounds = threads ? (mc->tasks + threads - 1) / threads : 1;
     return delay_ns * (int64_t)rounds;
 }
 
 static unsigned models_threads_count(const ld_job_config *cfg, const ld_strategy *s)
 {
-    return (unsigned)ld_models_pool_threads(cfg->opts, s);
+    return (unsigned)ld_models_capped_threads(cfg->opts, s);
 }
 
 /* The job's tasks are its --tasks on every rank, not trades. */
@@ -54,7 +54,8 @@ static uint64_t models_resident_bytes(const ld_job_config *cfg, size_t n)
     return ld_gt_resident_bytes(cfg->stack_mode, cfg->stack_size, n);
 }
 
-/* A pool's first thread; else the carriers, and a green strategy's reserved stacks. */
+/* A capped strategy's first thread; else the carriers, and a green strategy's reserved
+ * stacks. */
 static uint64_t models_mem_floor(const ld_job_config *cfg, const ld_strategy *s,
                                  uint64_t *limit, char *what, size_t whatlen)
 {

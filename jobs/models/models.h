@@ -2,7 +2,7 @@
  * tasks that each wait --delay-ms, and waits until every one has finished; each
  * iteration is one operation, so the table's score is operations per second.
  *
- *   threads             a pool of --thread-cap OS threads; a task is a blocking sleep
+ *   threads             --thread-cap OS threads; a task is a blocking sleep
  *   green               one green thread per task, parked until its deadline
  *   stackless           one deadline per task on the carriers' loops, its callback the
  *                       task's end: no stack, no green thread (native coroutines on
@@ -13,8 +13,8 @@
  *   stackless-blocking  stackless tasks that sleep blocking on a dispatcher of
  *                       LD_MODELS_DISPATCHER OS threads, Kotlin's Dispatchers.IO
  *
- * Limits: no operation beats the delay; a pool of P threads needs ceil(tasks / P)
- * rounds of it. Each strategy's table row is scored against its own. The strategies
+ * Limits: no operation beats the delay; P capped threads need ceil(tasks / P) rounds
+ * of it. Each strategy's table row is scored against its own. The strategies
  * run under the job's resource profile (job_profile.h). The trades are not used:
  * --tasks is per rank.
  */
@@ -35,7 +35,7 @@
 typedef struct ld_models_config {
     uint64_t tasks;      /* per operation, per rank */
     double delay_ms;     /* each task's wait */
-    uint64_t thread_cap; /* threads: the pool's size */
+    uint64_t thread_cap; /* threads: its OS threads */
     ld_job_profile profile;
 } ld_models_config;
 
@@ -85,11 +85,13 @@ int ld_models_stackless(const ld_job_input *in);
 int ld_models_hybrid(const ld_job_input *in);
 int ld_models_stackless_blocking(const ld_job_input *in);
 
-/* The OS threads of a pool strategy under mc; 0 for the others. */
-uint64_t ld_models_pool_threads(const ld_models_config *mc, const ld_strategy *s);
+/* The OS threads of a strategy with a thread cap (threads, stackless-blocking) under
+ * mc: its cap, or the tasks when fewer; 0 for the others. */
+uint64_t ld_models_capped_threads(const ld_models_config *mc, const ld_strategy *s);
 
-/* The figures a pool strategy adds, in order: "pool_start_ms", "pool_stop_ms". */
-extern const char *const ld_models_pool_figures[2];
+/* The figures a strategy with a thread cap adds, in order: "pool_start_ms",
+ * "pool_stop_ms". */
+extern const char *const ld_models_capped_figures[2];
 
 /* --- Runs under a memory limit (models_apart.c, tools/models_run/main.c) ----------
  *

@@ -71,17 +71,17 @@ static int ready_figures(const char *line, ld_figures *f)
     return 0;
 }
 
-/* The figures a strategy adds: the pool strategies' two, or none. */
+/* The figures a strategy adds: the capped strategies' two, or none. */
 static size_t strategy_figures(const ld_job_config *cfg, const ld_strategy *s)
 {
-    return ld_models_pool_threads(cfg->opts, s) ? LD_LEN(ld_models_pool_figures) : 0;
+    return ld_models_capped_threads(cfg->opts, s) ? LD_LEN(ld_models_capped_figures) : 0;
 }
 
 /* "name:value,..." of the done line, each one of the strategy's figures in order. */
 static int parse_figures(const char *at, size_t n, ld_figures *f)
 {
     for (size_t k = 0; k < n; k++) {
-        const char *name = ld_models_pool_figures[k];
+        const char *name = ld_models_capped_figures[k];
         size_t len = strlen(name);
         char *end;
         if (strncmp(at, name, len) != 0 || at[len] != ':')
@@ -137,7 +137,7 @@ static int reap(pid_t pid, int status, int64_t ready_ns, ld_metrics *m, uint64_t
 static void end_figures(ld_figures *f, size_t nfig, int was_killed, uint64_t peak)
 {
     for (size_t k = 0; was_killed && k < nfig; k++)
-        ld_figure_add(f, ld_models_pool_figures[k], 0, "ms");
+        ld_figure_add(f, ld_models_capped_figures[k], 0, "ms");
     ld_job_profile_peak(f, peak);
     ld_figure_add(f, "killed", was_killed, "1: OOM-killed");
 }

@@ -8,7 +8,7 @@
  * finishes it. No stack and no green thread, so this is the floor the green
  * strategies are measured against.
  *
- * Under --io http a check is a request from the carrier's pool of kept-alive uv_tcp
+ * Under --io http a check is a request from the carrier's set of kept-alive uv_tcp
  * connections (http_client.h), whose answer callback starts the trade's next call.
  */
 #include "carriers.h"
@@ -37,7 +37,7 @@ _Static_assert(sizeof(cb_trade) <= LD_SETTLE_SCRATCH, "a trade must fit the scra
 struct cb_carrier {
     const ld_job_input *in;
     ld_deadlines *calls;
-    ld_http_uv_pool *pool;
+    ld_http_uv_conns *conns;
     ld_settle_db_pipes *db; /* --db postgres: the carrier's pipelined connections */
     size_t left;            /* trades not yet finished */
     int rc;                 /* the first error */
@@ -59,7 +59,7 @@ static void trade_over(cb_carrier *c, int rc)
     if (--c->left > 0)
         return;
     ld_deadlines_close(c->calls);
-    ld_http_uv_pool_close(c->pool);
+    ld_http_uv_conns_close(c->conns);
     ld_settle_db_pipes_close(c->db);
 }
 
@@ -75,7 +75,7 @@ static int start_call(cb_carrier *c, cb_trade *t, const ld_settle_plan *plan)
         char target[LD_SETTLE_TARGET_MAX];
         ld_settle_http_target(h, &c->in->trades[t->index], t->call, target,
                               sizeof target);
-        return ld_http_uv_get(c->pool, target, check_done, t);
+        return ld_http_uv_get(c->conns, target, check_done, t);
     }
     if (c->db && ld_settle_is_db(t->call))
         return ld_settle_db_uv(c->db, ld_settle_db_of(c->in), &c->in->trades[t->index],
@@ -162,15 +162,15 @@ static int start_share(unsigned c, ld_sched *s, void *ctx)
         return 0;
     int rc = ld_deadlines_open(&me->calls, ld_sched_loop(s), call_done, me);
     if (rc == 0 && h)
-        rc = ld_http_uv_pool_open(&me->pool, ld_sched_loop(s),
-                                  (const struct sockaddr *)&h->addr, h->host,
-                                  h->timeout_ns);
+        rc = ld_http_uv_conns_open(&me->conns, ld_sched_loop(s),
+                                   (const struct sockaddr *)&h->addr, h->host,
+                                   h->timeout_ns);
     if (rc == 0 && ld_settle_db_of(r->in))
         rc = ld_settle_db_pipes_open(&me->db, ld_settle_db_of(r->in), ld_sched_loop(s));
     if (rc) {
         if (me->calls)
             ld_deadlines_close(me->calls);
-        ld_http_uv_pool_close(me->pool);
+        ld_http_uv_conns_close(me->conns);
         return rc;
     }
     for (size_t i = c; i < r->in->n; i += r->ncarriers) {

@@ -12,7 +12,7 @@
  * compiler can elide; each trade takes only its own, so there is no contention and
  * any slowdown comes from blocking the carrier alone.
  *
- * Under --io http a check is a request from the carrier's pool of kept-alive
+ * Under --io http a check is a request from the carrier's set of kept-alive
  * connections (http_client.h), parking the green thread until its answer, except
  * inside green-pinned's monitor: there it is a blocking socket call on the carrier's
  * one connection for that, which blocks the carrier as the sleep did. The last trade
@@ -56,7 +56,7 @@ struct green_spawner {
     ld_sched *sched;
     unsigned carrier;
     size_t left;            /* of its trades, those not yet finished */
-    ld_http_pool *pool;     /* --io http: the carrier's connections */
+    ld_http_conns *conns;   /* --io http: the carrier's connections */
     ld_http_conn *pinned;   /* and green-pinned's blocking one */
     ld_settle_db_pipes *db; /* --db postgres: the carrier's pipelined connections */
     int rc;                 /* the first error of a spawn or a trade */
@@ -71,7 +71,7 @@ static int green_call(green_spawner *cr, size_t i, const ld_settle_plan *plan, i
     const ld_settle_http *h = ld_settle_http_of(in);
     if (h && ld_settle_is_check(c))
         return blocks ? ld_settle_http_blocking(cr->pinned, h, &in->trades[i], c)
-                      : ld_settle_http_green(cr->pool, h, &in->trades[i], c);
+                      : ld_settle_http_green(cr->conns, h, &in->trades[i], c);
     if (blocks)
         ld_settle_block_ns(plan->latency_ns[c]);
     else
@@ -109,10 +109,10 @@ static void trade_over(green_spawner *cr, int rc)
         cr->rc = rc;
     if (--cr->left > 0)
         return;
-    ld_http_pool_close(cr->pool);
+    ld_http_conns_close(cr->conns);
     ld_http_conn_close(cr->pinned);
     ld_settle_db_pipes_close(cr->db);
-    cr->pool = NULL;
+    cr->conns = NULL;
     cr->pinned = NULL;
     cr->db = NULL;
 }
@@ -194,7 +194,7 @@ static int spawn_share(unsigned c, ld_sched *s, void *ctx)
     for (size_t i = c; i < r->in->n; i += r->ncarriers)
         sp->left++;
     int rc =
-        h && sp->left ? ld_http_pool_open(&sp->pool, addr, h->host, h->timeout_ns) : 0;
+        h && sp->left ? ld_http_conns_open(&sp->conns, addr, h->host, h->timeout_ns) : 0;
     if (rc == 0 && h && sp->left && r->mode == MONITOR_PINS)
         rc = ld_http_conn_open(&sp->pinned, addr, h->host, h->timeout_ns);
     if (rc == 0 && sp->left && ld_settle_db_of(r->in))
@@ -202,10 +202,10 @@ static int spawn_share(unsigned c, ld_sched *s, void *ctx)
     if (rc == 0 && sp->left)
         rc = ld_gt_spawn(s, spawn_trades, sp, NULL);
     if (rc != 0) {
-        ld_http_pool_close(sp->pool);
+        ld_http_conns_close(sp->conns);
         ld_http_conn_close(sp->pinned);
         ld_settle_db_pipes_close(sp->db);
-        sp->pool = NULL;
+        sp->conns = NULL;
         sp->pinned = NULL;
         sp->db = NULL;
     }

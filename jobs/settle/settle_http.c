@@ -153,9 +153,9 @@ int ld_settle_http_check(const void *opts, char *err, size_t errlen)
 #define FD_SPARE 256u
 #define CONNECTIONS_MAX (1u << 20)
 
-/* The connections a clearinghouse takes: a pool opens one per check in flight, so as
- * many as the process may open files, less FD_SPARE (or half, under a low limit), so
- * that no peer can take the descriptors the run itself needs. */
+/* The connections a clearinghouse takes: a client's set of connections opens one per
+ * check in flight, so as many as the process may open files, less FD_SPARE (or half,
+ * under a low limit), so that no peer can take the descriptors the run itself needs. */
 static uint32_t connection_cap(void)
 {
     struct rlimit rl;
@@ -301,14 +301,14 @@ int ld_settle_http_outcome(int rc, const ld_http_reply *reply)
 }
 
 /* One check on whichever transport is given. */
-static int check(ld_http_conn *c, ld_http_pool *p, const ld_settle_http *h,
+static int check(ld_http_conn *c, ld_http_conns *set, const ld_settle_http *h,
                  const ld_trade *t, int call)
 {
     char target[LD_SETTLE_TARGET_MAX];
     ld_http_reply reply;
     ld_settle_http_target(h, t, call, target, sizeof target);
     int rc =
-        c ? ld_http_conn_get(c, target, &reply) : ld_http_pool_get(p, target, &reply);
+        c ? ld_http_conn_get(c, target, &reply) : ld_http_conns_get(set, target, &reply);
     return ld_settle_http_outcome(rc, &reply);
 }
 
@@ -318,10 +318,10 @@ int ld_settle_http_blocking(ld_http_conn *c, const ld_settle_http *h, const ld_t
     return check(c, NULL, h, t, call);
 }
 
-int ld_settle_http_green(ld_http_pool *p, const ld_settle_http *h, const ld_trade *t,
+int ld_settle_http_green(ld_http_conns *set, const ld_settle_http *h, const ld_trade *t,
                          int call)
 {
-    return check(NULL, p, h, t, call);
+    return check(NULL, set, h, t, call);
 }
 
 void ld_settle_http_figures(const ld_settle_http *h, ld_figures *figures)

@@ -67,10 +67,10 @@ void ld_settle_http_target(const ld_settle_http *h, const ld_trade *t, int call,
 int ld_settle_http_outcome(int rc, const ld_http_reply *reply);
 
 /* Check `call` of trade t on a blocking connection, or from a green thread on its
- * scheduler's pool: its outcome, as ld_settle_http_outcome says. */
+ * scheduler's set of connections: its outcome, as ld_settle_http_outcome says. */
 int ld_settle_http_blocking(ld_http_conn *c, const ld_settle_http *h, const ld_trade *t,
                             int call);
-int ld_settle_http_green(ld_http_pool *p, const ld_settle_http *h, const ld_trade *t,
+int ld_settle_http_green(ld_http_conns *set, const ld_settle_http *h, const ld_trade *t,
                          int call);
 
 /* After a strategy's run, with a clearinghouse of the rank's own: its stats since the

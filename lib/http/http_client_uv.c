@@ -5,7 +5,7 @@
  * A connection belongs to one request at a time; it reads only while that request
  * waits for its reply, so an idle connection keeps the loop alive no more than an
  * idle socket does. Its timer runs while a request is under way, and fails it at its
- * deadline. The pool is freed with its last connection, once libuv has closed every
+ * deadline. The set is freed with its last connection, once libuv has closed every
  * handle.
  */
 #include "http_client_inbox.h"
@@ -17,13 +17,13 @@
 
 typedef struct uv_conn uv_conn;
 
-struct ld_http_uv_pool {
+struct ld_http_uv_conns {
     uv_loop_t *loop;
     struct sockaddr_storage addr;
     uv_conn *idle; /* the most recently used first */
-    size_t conns;  /* not yet closed by libuv */
+    size_t alive;  /* its connections not yet closed by libuv */
     uint64_t timeout_ns;
-    bool closing; /* ld_http_uv_pool_close was called */
+    bool closing; /* ld_http_uv_conns_close was called */
     char host[LD_HTTP_HOST_MAX];
 };
 
@@ -32,7 +32,7 @@ struct uv_conn {
     uv_timer_t timer; /* data: the connection */
     uv_connect_t connect;
     uv_write_t write;
-    ld_http_uv_pool *pool;
+    ld_http_uv_conns *set;
     uv_conn *next; /* on the idle list */
     ld_http_uv_done done;
     void *arg;
@@ -44,9 +44,9 @@ struct uv_conn {
     ld_http_inbox in;
 };
 
-int ld_http_uv_pool_open(ld_http_uv_pool **out, uv_loop_t *loop,
-                         const struct sockaddr *addr, const char *host,
-                         uint64_t timeout_ns)
+int ld_http_uv_conns_open(ld_http_uv_conns **out, uv_loop_t *loop,
+                          const struct sockaddr *addr, const char *host,
+                          uint64_t timeout_ns)
 {
     size_t len = addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
                                              : sizeof(struct sockaddr_in);
@@ -54,29 +54,29 @@ int ld_http_uv_pool_open(ld_http_uv_pool **out, uv_loop_t *loop,
     if (strlen(host) >= LD_HTTP_HOST_MAX ||
         (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
         return -EINVAL;
-    ld_http_uv_pool *p = calloc(1, sizeof *p);
-    if (!p)
+    ld_http_uv_conns *set = calloc(1, sizeof *set);
+    if (!set)
         return -ENOMEM;
-    p->loop = loop;
-    memcpy(&p->addr, addr, len);
-    strcpy(p->host, host);
-    p->timeout_ns = ld_http_timeout(timeout_ns);
-    *out = p;
+    set->loop = loop;
+    memcpy(&set->addr, addr, len);
+    strcpy(set->host, host);
+    set->timeout_ns = ld_http_timeout(timeout_ns);
+    *out = set;
     return 0;
 }
 
-/* The last connection of a closed pool takes the pool with it. */
+/* The last connection of a closed set takes the set with it. */
 static void conn_on_closed(uv_handle_t *h)
 {
     uv_conn *c = h->data;
-    ld_http_uv_pool *p = c->pool;
+    ld_http_uv_conns *set = c->set;
 
     if (--c->handles != 0)
         return;
     ld_http_inbox_close(&c->in);
     free(c);
-    if (--p->conns == 0 && p->closing)
-        free(p);
+    if (--set->alive == 0 && set->closing)
+        free(set);
 }
 
 static void conn_close(uv_conn *c)
@@ -85,26 +85,26 @@ static void conn_close(uv_conn *c)
     uv_close((uv_handle_t *)&c->timer, conn_on_closed);
 }
 
-/* A kept-alive connection back on the idle list, or closed if the pool is. */
+/* A kept-alive connection back on the idle list, or closed if the set is. */
 static void conn_idle(uv_conn *c)
 {
-    ld_http_uv_pool *p = c->pool;
+    ld_http_uv_conns *set = c->set;
 
-    if (p->closing) {
+    if (set->closing) {
         conn_close(c);
         return;
     }
     c->reused = true;
-    c->next = p->idle;
-    p->idle = c;
+    c->next = set->idle;
+    set->idle = c;
 }
 
-/* The request is over: the connection goes back to the pool or away, then the caller
- * hears, and may start its next request on the very same connection. The reply can
- * come before libuv has called back for the request's write (the loop reads a socket
- * before it runs the callbacks of writes that finished at once), and that write's
- * request may not be reused until then: such a connection idles when it comes. A
- * callback that comes after the request (a write cancelled by the close) finds none. */
+/* The request is over: the connection goes back to the idle list or away, then the
+ * caller hears, and may start its next request on the very same connection. The reply
+ * can come before libuv has called back for the request's write (the loop reads a
+ * socket before it runs the callbacks of writes that finished at once), and that
+ * write's request may not be reused until then: such a connection idles when it comes.
+ * A callback that comes after the request (a write cancelled by the close) finds none. */
 static void conn_finish(uv_conn *c, int rc, const ld_http_reply *reply)
 {
     ld_http_uv_done done = c->done;
@@ -122,8 +122,8 @@ static void conn_finish(uv_conn *c, int rc, const ld_http_reply *reply)
     done(arg, rc, rc == 0 ? reply : NULL);
 }
 
-/* A connection of p's with its inbox and handle, not yet connected. */
-static int conn_new(ld_http_uv_pool *p, uv_conn **out)
+/* A connection of the set's with its inbox and handle, not yet connected. */
+static int conn_new(ld_http_uv_conns *set, uv_conn **out)
 {
     uv_conn *c = calloc(1, sizeof *c);
 
@@ -131,17 +131,17 @@ static int conn_new(ld_http_uv_pool *p, uv_conn **out)
         return -ENOMEM;
     int rc = ld_http_inbox_open(&c->in);
     if (rc == 0)
-        rc = uv_tcp_init(p->loop, &c->tcp);
+        rc = uv_tcp_init(set->loop, &c->tcp);
     if (rc != 0) {
         ld_http_inbox_close(&c->in);
         free(c);
         return rc;
     }
-    uv_timer_init(p->loop, &c->timer); /* fails for no reason on Linux */
-    c->pool = p;
+    uv_timer_init(set->loop, &c->timer); /* fails for no reason on Linux */
+    c->set = set;
     c->tcp.data = c->timer.data = c;
     c->handles = 2;
-    p->conns++;
+    set->alive++;
     *out = c;
     return 0;
 }
@@ -242,7 +242,7 @@ static void conn_on_connect(uv_connect_t *r, int status)
 
 static int conn_connect(uv_conn *c)
 {
-    return uv_tcp_connect(&c->connect, &c->tcp, (struct sockaddr *)&c->pool->addr,
+    return uv_tcp_connect(&c->connect, &c->tcp, (struct sockaddr *)&c->set->addr,
                           conn_on_connect);
 }
 
@@ -252,8 +252,7 @@ static void conn_fail(uv_conn *c, int rc)
 {
     uv_conn *fresh;
 
-    if (!c->reused || !ld_http_inbox_stale(&c->in, rc) ||
-        conn_new(c->pool, &fresh) != 0) {
+    if (!c->reused || !ld_http_inbox_stale(&c->in, rc) || conn_new(c->set, &fresh) != 0) {
         conn_finish(c, rc, NULL);
         return;
     }
@@ -273,18 +272,18 @@ static void conn_fail(uv_conn *c, int rc)
 }
 
 /* An idle connection sends at once; a new one once it is connected. */
-int ld_http_uv_get(ld_http_uv_pool *p, const char *target, ld_http_uv_done done,
+int ld_http_uv_get(ld_http_uv_conns *set, const char *target, ld_http_uv_done done,
                    void *arg)
 {
-    uv_conn *c = p->idle;
+    uv_conn *c = set->idle;
     int fresh = c == NULL;
-    int rc = fresh ? conn_new(p, &c) : 0;
+    int rc = fresh ? conn_new(set, &c) : 0;
 
     if (rc != 0)
         return rc;
     if (!fresh)
-        p->idle = c->next;
-    rc = ld_http_inbox_request(&c->in, target, p->host);
+        set->idle = c->next;
+    rc = ld_http_inbox_request(&c->in, target, set->host);
     if (rc == 0)
         rc = fresh ? conn_connect(c) : conn_send(c);
     if (rc != 0) {
@@ -293,7 +292,7 @@ int ld_http_uv_get(ld_http_uv_pool *p, const char *target, ld_http_uv_done done,
     }
     c->done = done;
     c->arg = arg;
-    c->deadline = uv_hrtime() + p->timeout_ns;
+    c->deadline = uv_hrtime() + set->timeout_ns;
     rc = conn_arm(c);
     if (rc != 0) {
         c->done = NULL;
@@ -302,16 +301,16 @@ int ld_http_uv_get(ld_http_uv_pool *p, const char *target, ld_http_uv_done done,
     return rc;
 }
 
-void ld_http_uv_pool_close(ld_http_uv_pool *p)
+void ld_http_uv_conns_close(ld_http_uv_conns *set)
 {
-    if (!p)
+    if (!set)
         return;
-    p->closing = true;
-    while (p->idle) {
-        uv_conn *c = p->idle;
-        p->idle = c->next;
+    set->closing = true;
+    while (set->idle) {
+        uv_conn *c = set->idle;
+        set->idle = c->next;
         conn_close(c);
     }
-    if (p->conns == 0)
-        free(p);
+    if (set->alive == 0)
+        free(set);
 }

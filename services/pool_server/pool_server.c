@@ -80,7 +80,7 @@ struct carrier {
     ld_pool_server *srv;
     ld_sched *sched;
     ld_http_server *http;
-    ld_http_pool *backend;
+    ld_http_conns *backend;
     uv_async_t control;
     uint64_t seen;  /* the last command handled */
     uint64_t slots; /* backend calls this carrier may still start */
@@ -146,7 +146,7 @@ static void slot_give(carrier *c)
 static int backend_call(task *t, ld_http_reply *reply)
 {
     slot_take(t);
-    int rc = ld_http_pool_get(t->c->backend, t->c->srv->target, reply);
+    int rc = ld_http_conns_get(t->c->backend, t->c->srv->target, reply);
     slot_give(t->c);
     return rc;
 }
@@ -268,7 +268,7 @@ static void on_request(ld_http_request *req, void *ctx)
 static void carrier_finish(carrier *c)
 {
     c->finished = 1;
-    ld_http_pool_close(c->backend);
+    ld_http_conns_close(c->backend);
     uv_close((uv_handle_t *)&c->control, NULL);
 }
 
@@ -397,7 +397,8 @@ static void start_failed(ld_pool_server *srv, int rc)
     pthread_mutex_unlock(&srv->lock);
 }
 
-/* The backend's pool, the control handle, the pooled threads, then the listener. */
+/* The backend's connections, the control handle, the pooled threads, then the
+ * listener. */
 static int carrier_body(unsigned index, ld_sched *s, void *ctx)
 {
     ld_pool_server *srv = ctx;
@@ -409,8 +410,8 @@ static int carrier_body(unsigned index, ld_sched *s, void *ctx)
     c->control.data = c;
     /* A backend call may take its think time and a default timeout more. */
     uint64_t timeout = (uint64_t)(srv->cfg.think_ms * 1e6) + LD_HTTP_TIMEOUT_NS;
-    int rc = ld_http_pool_open(&c->backend, (const struct sockaddr *)&srv->cfg.backend,
-                               srv->host, timeout);
+    int rc = ld_http_conns_open(&c->backend, (const struct sockaddr *)&srv->cfg.backend,
+                                srv->host, timeout);
     if (rc == 0)
         rc = uv_async_init(ld_sched_loop(s), &c->control, on_control);
     if (rc == 0 && srv->cfg.mode != LD_POOL_FRESH)

@@ -99,7 +99,7 @@ class PartialAndMixed(unittest.TestCase):
             self.assertEqual(len(lines), 1, name)
             self.assertIn(words, self.stderr)
 
-    def test_experiments_are_never_pooled(self):
+    def test_experiments_are_never_merged(self):
         self.assertIn("inputs mix 3 experiments", self.stderr)
         seed = rows(self.out, "seed")
         by_experiment = {}
@@ -153,8 +153,8 @@ class Untested(unittest.TestCase):
 
 class StackModes(unittest.TestCase):
     """Runs of one book with copied stacks and with stacks of their own are two
-    experiments, never pooled; a file from before the attribute counts as own stacks."""
-    def test_modes_are_not_pooled(self):
+    experiments, never merged; a file from before the attribute counts as own stacks."""
+    def test_modes_are_not_merged(self):
         runs = folder("modes")
         synth.write_run(os.path.join(runs, "copy.h5"), stack_mode="copy")
         synth.write_run(os.path.join(runs, "own.h5"), stack_mode="own", noise_seed=5)
@@ -172,14 +172,14 @@ class StackModes(unittest.TestCase):
 
 class Cpus(unittest.TestCase):
     """Runs of one book on different CPUs (model or instruction-set flags) are separate
-    experiments, never pooled; runs on the same CPU pool as before."""
+    experiments, never merged; runs on the same CPU merge as before."""
     @staticmethod
     def _write(path, model, flags, noise_seed):
         synth.write_run(path, noise_seed=noise_seed)
         with h5py.File(path, "a") as f:
             f.attrs["cpu_model"], f.attrs["cpu_flags"] = model, flags
 
-    def test_cpus_are_not_pooled(self):
+    def test_cpus_are_not_merged(self):
         runs = folder("cpus")
         self._write(os.path.join(runs, "a1.h5"), "CPU A", "sse2,avx2", 1)
         self._write(os.path.join(runs, "a2.h5"), "CPU A", "sse2,avx2", 2)
@@ -194,7 +194,7 @@ class Cpus(unittest.TestCase):
         files = {}
         for row in rows(out, "seed"):
             files.setdefault(row["experiment"], set()).add(row["tasks"])
-        self.assertEqual(len(files), 3, "four files on three CPUs: a1 and a2 pool alone")
+        self.assertEqual(len(files), 3, "four files on three CPUs: a1 and a2 merge alone")
 
 
 if __name__ == "__main__":

@@ -89,7 +89,7 @@ class Utf8Attributes(unittest.TestCase):
         for job in ("settle", "var"):
             self.assertEqual(new.experiment_key(job), old.experiment_key(job))
 
-    def test_both_kinds_pool_as_one_experiment(self):
+    def test_both_kinds_merge_as_one_experiment(self):
         out = os.path.join(WORK, "utf8-report")
         status, stderr, text = report(self.dir, out=out)
         self.assertEqual(status, 0, stderr)
@@ -102,7 +102,7 @@ class Utf8Attributes(unittest.TestCase):
 
 class ExperimentKey(unittest.TestCase):
     """Every option that changes a result is in the key: runs that differ in one are two
-    experiments, never pooled; ranks and nodes are the scaling axes, not the key."""
+    experiments, never merged; ranks and nodes are the scaling axes, not the key."""
     def test_sort_and_select_are_two_experiments(self):
         runs = folder("kernels")
         new_run(os.path.join(runs, "sort.h5"), options={"var_kernel": "sort"})
@@ -116,10 +116,10 @@ class ExperimentKey(unittest.TestCase):
         by_experiment = {}
         for row in seed:
             by_experiment.setdefault(row["experiment"], []).append(row)
-        self.assertEqual(len(by_experiment), 2, "sort and select runs were pooled")
+        self.assertEqual(len(by_experiment), 2, "sort and select runs were merged")
         for members in by_experiment.values():
             self.assertTrue(all(r["iterations"] == "5" for r in members),
-                            "a table pools the iterations of sort and select runs")
+                            "a table merges the iterations of sort and select runs")
         self.assertIn("var_kernel sort", text)
         self.assertIn("var_kernel select", text)
         method = text[text.index("## Method"):]
@@ -153,7 +153,7 @@ class ExperimentKey(unittest.TestCase):
             else:
                 new_run(other, options={name: value})
             found, notes = grouped(base, other)
-            self.assertEqual(len(found), 2, f"runs differing in {name} were pooled")
+            self.assertEqual(len(found), 2, f"runs differing in {name} were merged")
             self.assertTrue(any(f"differ in {name}" in n for n in notes), name)
 
     def test_ranks_are_the_scaling_axes(self):
@@ -180,8 +180,8 @@ class ExperimentKey(unittest.TestCase):
 class PerJobKey(unittest.TestCase):
     """A job's rows are keyed by the options its /<job> group's result_options names:
     settle rows of a settle-only run and a settle+var run with the same settle options
-    pool, while var rows of different kernels never do."""
-    def test_settle_only_and_settle_var_pool_for_settle(self):
+    are merged, while var rows of different kernels never are."""
+    def test_settle_only_and_settle_var_merge_for_settle(self):
         runs = folder("per-job-settle")
         only, both = os.path.join(runs, "settle.h5"), os.path.join(runs, "both.h5")
         new_run(only, jobs=("settle",), job_result_options=True)
@@ -219,7 +219,7 @@ class PerJobKey(unittest.TestCase):
                     noise_seed=noise)
         found, notes = grouped(*paths)
         var = [e for e in found if "var" in e.jobs()]
-        self.assertEqual(len(var), 2, "sort and select var rows were pooled")
+        self.assertEqual(len(var), 2, "sort and select var rows were merged")
         self.assertEqual({e.options["var_kernel"] for e in var}, {"sort", "select"})
         for e in var:
             self.assertEqual(e.configs[0].summaries[("var", "pool")].iterations, 5)
@@ -252,8 +252,8 @@ class Intervals(unittest.TestCase):
             for row in rows(out, "metrics"):
                 self.assertEqual(row["mean_ci"] != "", has_ci)
 
-    def test_pooled_files_count_their_iterations(self):
-        runs = folder("ci-pooled")
+    def test_merged_files_count_their_iterations(self):
+        runs = folder("ci-merged")
         paths = [os.path.join(runs, f"fork{i}.h5") for i in range(3)]
         for i, path in enumerate(paths):
             new_run(path, iterations=1, noise_seed=i)

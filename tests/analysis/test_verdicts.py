@@ -114,7 +114,7 @@ class Estimators(unittest.TestCase):
 
 
 class Rounds(unittest.TestCase):
-    def test_merged_rounds_pool_their_iterations(self):
+    def test_merged_rounds_combine_their_iterations(self):
         from analysis import study_arms
         a = {"command": "c", "strategies": {"x": {"rps": [1.0, 2.0]}}}
         b = {"command": "c", "strategies": {"x": {"rps": [3.0]}, "y": {"rps": [4.0]}}}

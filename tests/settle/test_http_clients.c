@@ -3,8 +3,8 @@
  *
  * - Each transport makes every check of a few dozen trades, and the first "fail" is
  *   the check the trade's plan names: the blocking client on one connection, the
- *   green pool from 8 green threads and the libuv pool from 8 chains of callbacks,
- *   each opening exactly one connection per request under way at once.
+ *   green connections from 8 green threads and the libuv ones from 8 chains of
+ *   callbacks, each opening exactly one connection per request under way at once.
  * - A connection the server closed while it sat idle (a short request timeout) is
  *   replaced, and the request still answered.
  * - A refused connect is -ECONNREFUSED on every transport.
@@ -48,7 +48,7 @@ static const char *const call_path[LD_SETTLE_CALLS] = {
 static ld_trade trades[TRADES];
 static struct sockaddr_in server;
 static char host[64];
-static uint64_t green_timeout_ns; /* what run_green's pool is opened with */
+static uint64_t green_timeout_ns; /* what run_green's connections are opened with */
 
 static int64_t now_ns(void)
 {
@@ -146,7 +146,7 @@ static void test_blocking(void)
 /* --- Green ------------------------------------------------------------------------ */
 
 typedef struct green_chain {
-    ld_http_pool *pool;
+    ld_http_conns *conns;
     unsigned first;
     int errors;
 } green_chain;
@@ -163,7 +163,7 @@ static void green_trades(void *arg)
         for (int call = next_check(&trades[i], 0); call > 0;
              call = next_check(&trades[i], call)) {
             target(t, sizeof t, &trades[i], call, 0.01);
-            int o = outcome(ld_http_pool_get(g->pool, t, &r), &r);
+            int o = outcome(ld_http_conns_get(g->conns, t, &r), &r);
             g->errors += o < 0;
             failed = o == 1 && failed < 0 ? call : failed;
         }
@@ -172,21 +172,21 @@ static void green_trades(void *arg)
 }
 
 /* Run fn(arg[k]) for each of n green threads on a scheduler of this thread's, with
- * pool open for them, closed after. */
+ * a set of connections open for them, closed after. */
 static void run_green(ld_gt_fn fn, green_chain *chains, unsigned n)
 {
     ld_sched *s;
-    ld_http_pool *pool;
+    ld_http_conns *conns;
     CHECK(ld_sched_create(&s, NULL) == 0, "sched");
-    CHECK(ld_http_pool_open(&pool, (struct sockaddr *)&server, host, green_timeout_ns) ==
-              0,
-          "pool");
+    CHECK(ld_http_conns_open(&conns, (struct sockaddr *)&server, host,
+                             green_timeout_ns) == 0,
+          "conns");
     for (unsigned k = 0; k < n; k++) {
-        chains[k].pool = pool;
+        chains[k].conns = conns;
         CHECK(ld_gt_spawn(s, fn, &chains[k], NULL) == 0, "spawn");
     }
     CHECK(ld_sched_run(s) == 0, "run");
-    ld_http_pool_close(pool);
+    ld_http_conns_close(conns);
     ld_sched_destroy(s);
 }
 
@@ -208,7 +208,7 @@ static void test_green(void)
 /* --- libuv ------------------------------------------------------------------------ */
 
 typedef struct uv_chain {
-    ld_http_uv_pool *pool;
+    ld_http_uv_conns *conns;
     size_t trade;
     int call, failed, errors;
 } uv_chain;
@@ -240,7 +240,7 @@ static void uv_next(uv_chain *u)
     if (u->trade >= TRADES)
         return;
     target(t, sizeof t, &trades[u->trade], u->call, 0.01);
-    int rc = ld_http_uv_get(u->pool, t, uv_done, u);
+    int rc = ld_http_uv_get(u->conns, t, uv_done, u);
     CHECK(rc == 0, "uv: get: %d", rc);
 }
 
@@ -248,20 +248,20 @@ static void test_uv(void)
 {
     ld_clearinghouse_thread *ch = start(NULL, 0);
     uv_loop_t loop;
-    ld_http_uv_pool *pool;
+    ld_http_uv_conns *conns;
     uv_chain chains[CHAINS];
 
     uv_loop_init(&loop);
-    CHECK(ld_http_uv_pool_open(&pool, &loop, (struct sockaddr *)&server, host, 0) == 0,
-          "pool");
+    CHECK(ld_http_uv_conns_open(&conns, &loop, (struct sockaddr *)&server, host, 0) == 0,
+          "conns");
     for (unsigned k = 0; k < CHAINS; k++) {
-        chains[k] = (uv_chain){.pool = pool, .trade = k, .failed = -1};
+        chains[k] = (uv_chain){.conns = conns, .trade = k, .failed = -1};
         uv_next(&chains[k]);
     }
     uv_run(&loop, UV_RUN_DEFAULT);
     for (unsigned k = 0; k < CHAINS; k++)
         CHECK(chains[k].errors == 0 && chains[k].trade >= TRADES, "uv: chain %u", k);
-    ld_http_uv_pool_close(pool);
+    ld_http_uv_conns_close(conns);
     uv_run(&loop, UV_RUN_DEFAULT);
     CHECK(uv_loop_close(&loop) == 0, "uv: handles left on the loop");
     ld_clearinghouse_stats st;
@@ -283,13 +283,13 @@ static void stale_pair(void *arg)
     ld_http_reply r;
     char t[256];
     target(t, sizeof t, &trades[0], LD_CALL_COUNTERPARTY, 0.01);
-    g->errors += outcome(ld_http_pool_get(g->pool, t, &r), &r) < 0;
+    g->errors += outcome(ld_http_conns_get(g->conns, t, &r), &r) < 0;
     ld_gt_sleep_ns((uint64_t)(4 * IDLE_MS * MS));
-    g->errors += outcome(ld_http_pool_get(g->pool, t, &r), &r) < 0;
+    g->errors += outcome(ld_http_conns_get(g->conns, t, &r), &r) < 0;
 }
 
 typedef struct uv_stale {
-    ld_http_uv_pool *pool;
+    ld_http_uv_conns *conns;
     uv_timer_t timer;
     int replies, errors;
 } uv_stale;
@@ -311,7 +311,7 @@ static void uv_stale_get(uv_timer_t *timer)
     uv_stale *u = timer->data;
     char t[256];
     target(t, sizeof t, &trades[0], LD_CALL_COUNTERPARTY, 0.01);
-    CHECK(ld_http_uv_get(u->pool, t, uv_stale_done, u) == 0, "uv stale: get");
+    CHECK(ld_http_uv_get(u->conns, t, uv_stale_done, u) == 0, "uv stale: get");
 }
 
 static void test_stale(void)
@@ -336,13 +336,14 @@ static void test_stale(void)
     uv_loop_t loop;
     uv_stale u = {0};
     uv_loop_init(&loop);
-    CHECK(ld_http_uv_pool_open(&u.pool, &loop, (struct sockaddr *)&server, host, 0) == 0,
-          "uv pool");
+    CHECK(ld_http_uv_conns_open(&u.conns, &loop, (struct sockaddr *)&server, host, 0) ==
+              0,
+          "uv conns");
     uv_timer_init(&loop, &u.timer);
     u.timer.data = &u;
     uv_stale_get(&u.timer);
     uv_run(&loop, UV_RUN_DEFAULT);
-    ld_http_uv_pool_close(u.pool);
+    ld_http_uv_conns_close(u.conns);
     uv_run(&loop, UV_RUN_DEFAULT);
     uv_loop_close(&loop);
     CHECK(u.replies == 2 && u.errors == 0, "uv: %d replies, %d errors after idle",
@@ -360,7 +361,7 @@ static void refused_green(void *arg)
 {
     green_chain *g = arg;
     ld_http_reply r;
-    g->errors = ld_http_pool_get(g->pool, "/counterparty", &r);
+    g->errors = ld_http_conns_get(g->conns, "/counterparty", &r);
 }
 
 static void refused_uv(void *arg, int rc, const ld_http_reply *reply)
@@ -386,15 +387,15 @@ static void test_refused(void)
     CHECK(g.errors == -ECONNREFUSED, "green: %d", g.errors);
 
     uv_loop_t loop;
-    ld_http_uv_pool *pool;
+    ld_http_uv_conns *conns;
     rc = 1;
     uv_loop_init(&loop);
-    CHECK(ld_http_uv_pool_open(&pool, &loop, (struct sockaddr *)&server, host, 0) == 0,
-          "uv pool");
-    CHECK(ld_http_uv_get(pool, "/counterparty", refused_uv, &rc) == 0, "uv get");
+    CHECK(ld_http_uv_conns_open(&conns, &loop, (struct sockaddr *)&server, host, 0) == 0,
+          "uv conns");
+    CHECK(ld_http_uv_get(conns, "/counterparty", refused_uv, &rc) == 0, "uv get");
     uv_run(&loop, UV_RUN_DEFAULT);
     CHECK(rc == -ECONNREFUSED, "uv: %d", rc);
-    ld_http_uv_pool_close(pool);
+    ld_http_uv_conns_close(conns);
     uv_run(&loop, UV_RUN_DEFAULT);
     uv_loop_close(&loop);
 }
@@ -412,7 +413,7 @@ static void capped_check(void *arg)
     ld_http_reply r;
     char t[256];
     target(t, sizeof t, &trades[g->first], LD_CALL_COUNTERPARTY, CAP_SCALE);
-    g->errors = outcome(ld_http_pool_get(g->pool, t, &r), &r) < 0;
+    g->errors = outcome(ld_http_conns_get(g->conns, t, &r), &r) < 0;
 }
 
 static void test_cap(void)
@@ -501,17 +502,17 @@ static void test_deadline(void)
     green_timeout_ns = 0;
 
     uv_loop_t loop;
-    ld_http_uv_pool *pool;
+    ld_http_uv_conns *conns;
     rc = 1;
     uv_loop_init(&loop);
-    CHECK(ld_http_uv_pool_open(&pool, &loop, (struct sockaddr *)&server, host, timeout) ==
-              0,
-          "uv pool");
+    CHECK(ld_http_uv_conns_open(&conns, &loop, (struct sockaddr *)&server, host,
+                                timeout) == 0,
+          "uv conns");
     t0 = now_ns();
-    CHECK(ld_http_uv_get(pool, "/counterparty", refused_uv, &rc) == 0, "uv get");
+    CHECK(ld_http_uv_get(conns, "/counterparty", refused_uv, &rc) == 0, "uv get");
     uv_run(&loop, UV_RUN_DEFAULT);
     check_deadline("uv", rc, now_ns() - t0);
-    ld_http_uv_pool_close(pool);
+    ld_http_uv_conns_close(conns);
     uv_run(&loop, UV_RUN_DEFAULT);
     CHECK(uv_loop_close(&loop) == 0, "uv: handles left on the loop");
     close(fd);

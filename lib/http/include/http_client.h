@@ -2,12 +2,12 @@
  * alive from one request to the next, over three transports:
  *
  *   ld_http_conn      one connection on blocking sockets, for an OS thread
- *   ld_http_pool      a pool of connections for the green threads of one scheduler,
+ *   ld_http_conns     a set of connections for the green threads of one scheduler,
  *                     over gt_io.h: a request parks its green thread
- *   ld_http_uv_pool   a pool of connections on a uv_loop, for callbacks
+ *   ld_http_uv_conns  a set of connections on a uv_loop, for callbacks
  *
  * All three write the request with ld_http_format_request and read the response with
- * http.h's parser, one request per connection at a time: no pipelining. A pool hands
+ * http.h's parser, one request per connection at a time: no pipelining. A set hands
  * a request an idle connection, or opens one when none is idle, and takes it back once
  * the response is read, so it opens as many connections as requests were ever under
  * way at once, and no more. A connection goes when its response says it cannot carry
@@ -55,7 +55,7 @@ typedef struct ld_http_reply {
     char body[LD_HTTP_REPLY_MAX]; /* NUL-terminated */
 } ld_http_reply;
 
-/* --- One connection, blocking -------------------------------------------------------
+/* --- One connection, blocking ----------------------------------------------------------
  */
 
 typedef struct ld_http_conn ld_http_conn;
@@ -72,52 +72,52 @@ int ld_http_conn_get(ld_http_conn *c, const char *target, ld_http_reply *out);
 /* Close the connection, if any, and free c. NULL does nothing. */
 void ld_http_conn_close(ld_http_conn *c);
 
-/* --- A pool for the green threads of one scheduler ------------------------------------
+/* --- A set of connections for the green threads of one scheduler -----------------------
  */
 
-typedef struct ld_http_pool ld_http_pool;
+typedef struct ld_http_conns ld_http_conns;
 
-/* A pool for the green threads of the calling thread's scheduler, to the server at
+/* A set for the green threads of the calling thread's scheduler, to the server at
  * addr, sending host as the Host header, each request ending within timeout_ns (0:
  * LD_HTTP_TIMEOUT_NS); it opens no connection yet. Its connections belong to that
  * scheduler (gt_io.h). -ENOMEM, -EINVAL. */
-int ld_http_pool_open(ld_http_pool **out, const struct sockaddr *addr, const char *host,
-                      uint64_t timeout_ns);
+int ld_http_conns_open(ld_http_conns **out, const struct sockaddr *addr, const char *host,
+                       uint64_t timeout_ns);
 
-/* In a green thread of the pool's scheduler: GET target on an idle connection or a new
+/* In a green thread of the set's scheduler: GET target on an idle connection or a new
  * one, parking until the reply is read. Any number of green threads may be in it at
  * once, each on a connection of its own. */
-int ld_http_pool_get(ld_http_pool *p, const char *target, ld_http_reply *out);
+int ld_http_conns_get(ld_http_conns *p, const char *target, ld_http_reply *out);
 
 /* On the scheduler's thread, with no request under way: close every connection and
- * free the pool, before the scheduler is destroyed (gt_io.h's Closing). NULL does
+ * free the set, before the scheduler is destroyed (gt_io.h's Closing). NULL does
  * nothing. */
-void ld_http_pool_close(ld_http_pool *p);
+void ld_http_conns_close(ld_http_conns *p);
 
-/* --- A pool on a uv_loop --------------------------------------------------------------
+/* --- A set of connections on a uv_loop -------------------------------------------------
  */
 
-typedef struct ld_http_uv_pool ld_http_uv_pool;
+typedef struct ld_http_uv_conns ld_http_uv_conns;
 
 /* How a request of ld_http_uv_get ends: rc 0 with the reply, or a negative errno (and
  * reply NULL). Called on the loop's thread, from inside uv_run; it may start the next
  * request. */
 typedef void (*ld_http_uv_done)(void *arg, int rc, const ld_http_reply *reply);
 
-/* A pool on loop, used on the loop's thread only, to the server at addr, sending host
+/* A set on loop, used on the loop's thread only, to the server at addr, sending host
  * as the Host header, each request ending within timeout_ns (0: LD_HTTP_TIMEOUT_NS).
  * -ENOMEM, -EINVAL. */
-int ld_http_uv_pool_open(ld_http_uv_pool **out, uv_loop_t *loop,
-                         const struct sockaddr *addr, const char *host,
-                         uint64_t timeout_ns);
+int ld_http_uv_conns_open(ld_http_uv_conns **out, uv_loop_t *loop,
+                          const struct sockaddr *addr, const char *host,
+                          uint64_t timeout_ns);
 
 /* GET target on an idle connection or a new one. Returns 0, and done(arg, ...) is then
  * called once, later; or a negative errno, and it is not called. */
-int ld_http_uv_get(ld_http_uv_pool *p, const char *target, ld_http_uv_done done,
+int ld_http_uv_get(ld_http_uv_conns *p, const char *target, ld_http_uv_done done,
                    void *arg);
 
-/* With no request under way: close every connection; the pool is freed once the loop
+/* With no request under way: close every connection; the set is freed once the loop
  * has run their close callbacks. NULL does nothing. */
-void ld_http_uv_pool_close(ld_http_uv_pool *p);
+void ld_http_uv_conns_close(ld_http_uv_conns *p);
 
 #endif

@@ -1,17 +1,19 @@
-/* models_pool.c: the two strategies whose tasks block an OS thread for the delay.
+/* models_threads.c: the two strategies whose tasks block an OS thread for the delay,
+ * each on a fixed number of threads, its thread cap.
  *
- * threads             a fixed pool of --thread-cap threads, started with the
- *                     operation and stopped after it, as a benchmark's
- *                     newFixedThreadPool in a try-with-resources is
+ * threads             --thread-cap threads, started with the operation and stopped
+ *                     after it, as a benchmark's newFixedThreadPool in a
+ *                     try-with-resources is
  * stackless-blocking  coroutines calling Thread.sleep on Dispatchers.IO: each holds
  *                     one of the dispatcher's LD_MODELS_DISPATCHER threads for its
- *                     whole sleep, so as far as time goes it is a pool of that size
+ *                     whole sleep, so as far as time goes it has that thread cap
  *
  * Both are the pinned workers of workers.h, spread over the run's CPUs, taking tasks
  * from one counter; as a ThreadPoolExecutor makes a thread per task submitted until
  * it has its core size, neither has more threads than tasks. Starting and stopping
- * the pool are inside the operation, and reported as the figures pool_start_ms and
- * pool_stop_ms, so that what they cost is seen apart from the rounds of sleep.
+ * the threads are inside the operation, and reported as the figures pool_start_ms
+ * and pool_stop_ms (named for the Java pool they model), so that what they cost is
+ * seen apart from the rounds of sleep.
  */
 #include "metrics.h"
 #include "models.h"
@@ -20,7 +22,7 @@
 #include <errno.h>
 #include <time.h>
 
-const char *const ld_models_pool_figures[2] = {"pool_start_ms", "pool_stop_ms"};
+const char *const ld_models_capped_figures[2] = {"pool_start_ms", "pool_stop_ms"};
 
 /* A task: sleep until its deadline, from the task's start, blocking the thread. */
 static void sleep_task(void *ctx, size_t index, unsigned worker)
@@ -37,50 +39,49 @@ static void sleep_task(void *ctx, size_t index, unsigned worker)
         ;
 }
 
-/* One operation on a pool of `threads` workers, the run's CPUs round-robin. */
-static int pool_operation(const ld_job_input *in, uint64_t threads)
+/* One operation on `threads` workers, the run's CPUs round-robin. */
+static int capped_operation(const ld_job_input *in, uint64_t threads)
 {
     const ld_models_config *mc = in->cfg->opts;
     ld_job_config sized = *in->cfg;
     sized.workers = (unsigned)threads;
     ld_cpus cpus;
     ld_job_worker_cpus(&sized, &cpus);
-    ld_workers *pool;
-    int rc = ld_workers_create(&pool, &cpus);
+    ld_workers *workers;
+    int rc = ld_workers_create(&workers, &cpus);
     if (rc != 0)
         return rc;
-    ld_figure_add(in->figures, ld_models_pool_figures[0],
+    ld_figure_add(in->figures, ld_models_capped_figures[0],
                   (double)(ld_now_ns() - in->t0) / 1e6, "ms");
     uint64_t delay_ns = ld_models_delay_ns(mc);
-    rc = ld_workers_run(pool, (size_t)mc->tasks, sleep_task, &delay_ns);
+    rc = ld_workers_run(workers, (size_t)mc->tasks, sleep_task, &delay_ns);
     int64_t stop = ld_now_ns();
-    ld_workers_destroy(pool);
-    ld_figure_add(in->figures, ld_models_pool_figures[1],
+    ld_workers_destroy(workers);
+    ld_figure_add(in->figures, ld_models_capped_figures[1],
                   (double)(ld_now_ns() - stop) / 1e6, "ms");
     return rc;
 }
 
-/* A pool capped at cap: a thread per task up to the cap. */
-static uint64_t pool_size(const ld_models_config *mc, uint64_t cap)
+/* The threads under a cap: a thread per task up to the cap. */
+static uint64_t capped(const ld_models_config *mc, uint64_t cap)
 {
     return cap < mc->tasks ? cap : mc->tasks;
 }
 
-uint64_t ld_models_pool_threads(const ld_models_config *mc, const ld_strategy *s)
+uint64_t ld_models_capped_threads(const ld_models_config *mc, const ld_strategy *s)
 {
     if (s->run == ld_models_threads)
-        return pool_size(mc, mc->thread_cap);
-    return s->run == ld_models_stackless_blocking ? pool_size(mc, LD_MODELS_DISPATCHER)
-                                                  : 0;
+        return capped(mc, mc->thread_cap);
+    return s->run == ld_models_stackless_blocking ? capped(mc, LD_MODELS_DISPATCHER) : 0;
 }
 
 int ld_models_threads(const ld_job_input *in)
 {
     const ld_models_config *mc = in->cfg->opts;
-    return pool_operation(in, pool_size(mc, mc->thread_cap));
+    return capped_operation(in, capped(mc, mc->thread_cap));
 }
 
 int ld_models_stackless_blocking(const ld_job_input *in)
 {
-    return pool_operation(in, pool_size(in->cfg->opts, LD_MODELS_DISPATCHER));
+    return capped_operation(in, capped(in->cfg->opts, LD_MODELS_DISPATCHER));
 }
