@@ -91,11 +91,6 @@ typedef struct ld_cli_opt {
 enum {
     LD_CLI_VERSION = 1,    /* --version prints ld_cli_version's line and exits 0 */
     LD_CLI_SHORT_HELP = 2, /* -h is --help */
-    /* getopt itself prints its line for an unknown option or a missing value (naming
-     * argv[0]), and ld_cli_bad's then says "unknown option" alone: how
-     * loomdist-pool-server and loomdist-models-run have always said it. Without it,
-     * ld_cli_bad's one line names the option and what is wrong. */
-    LD_CLI_GETOPT_SAYS = 4,
 };
 
 /* A program's command line: its options, its --help text, how many arguments may

@@ -94,11 +94,8 @@ static void opt_longs(const ld_cli_spec *spec, struct option *longs)
 }
 
 /* What getopt_long could not take: the one line that says so. */
-__attribute__((noreturn)) static void opt_refuse(const ld_cli_spec *spec, int c,
-                                                 char **argv)
+__attribute__((noreturn)) static void opt_refuse(int c, char **argv)
 {
-    if (spec->flags & LD_CLI_GETOPT_SAYS)
-        ld_cli_bad("unknown option");
     if (c == ':')
         ld_cli_bad("%s needs a value", argv[optind - 1]);
     ld_cli_bad("unknown option '%s'", argv[optind - 1]);
@@ -107,12 +104,10 @@ __attribute__((noreturn)) static void opt_refuse(const ld_cli_spec *spec, int c,
 int ld_cli_parse(const ld_cli_spec *spec, int argc, char **argv)
 {
     struct option longs[LD_CLI_OPTS_MAX + 3];
-    int says = (spec->flags & LD_CLI_GETOPT_SAYS) != 0;
-    const char *shorts =
-        spec->flags & LD_CLI_SHORT_HELP ? (says ? "h" : ":h") : (says ? "" : ":");
+    const char *shorts = spec->flags & LD_CLI_SHORT_HELP ? ":h" : ":";
 
     opt_longs(spec, longs);
-    opterr = says;
+    opterr = 0; /* what getopt could not take is said once, by opt_refuse */
     for (int c; (c = getopt_long(argc, argv, shorts, longs, NULL)) != -1;) {
         if (c >= CLI_OPT_ROW) {
             opt_take(&spec->opts[c - CLI_OPT_ROW], optarg);
@@ -123,7 +118,7 @@ int ld_cli_parse(const ld_cli_spec *spec, int argc, char **argv)
             ld_cli_version();
             exit(0);
         } else {
-            opt_refuse(spec, c, argv);
+            opt_refuse(c, argv);
         }
     }
     if (argc - optind > spec->operands)

@@ -103,7 +103,7 @@ static void parse_args(int argc, char **argv, args *a)
         LD_CLI_OPT_COUNT("trim-after", &c->trim_after, 0, 1000000),
         {.name = NULL},
     };
-    const ld_cli_spec spec = {usage, opts, 0, LD_CLI_VERSION | LD_CLI_GETOPT_SAYS};
+    const ld_cli_spec spec = {usage, opts, 0, LD_CLI_VERSION};
 
     ld_cli_parse(&spec, argc, argv);
     if (!a->have_backend)

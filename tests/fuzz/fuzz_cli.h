@@ -53,8 +53,7 @@ typedef struct fuzz_cli_out {
 static FILE *fuzz_cli_stdout, *fuzz_cli_stderr;
 
 /* The parser under test writes here: every use in main.c, cli.c and cli_opts.c after
- * this header names these streams. getopt's own line, for a program read with
- * LD_CLI_GETOPT_SAYS (cli.h), goes to the process's stderr, past them. */
+ * this header names these streams (getopt's own messages are off: opterr is 0). */
 #undef stdout
 #undef stderr
 #define stdout fuzz_cli_stdout

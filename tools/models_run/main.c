@@ -99,7 +99,7 @@ static void parse_args(int argc, char **argv, args *a)
         LD_CLI_OPT_COUNT("mem-limit", &a->mem_limit, 0, UINT64_C(1) << 50),
         {.name = NULL},
     };
-    const ld_cli_spec spec = {usage, opts, 0, LD_CLI_GETOPT_SAYS};
+    const ld_cli_spec spec = {usage, opts, 0, 0};
 
     ld_cli_parse(&spec, argc, argv);
     if (!a->strategy || a->offered.n == 0)
