@@ -82,12 +82,14 @@ struct ld_gt {
     bool joinable;
     bool permit;         /* an unpark came before its park */
     bool resume_pending; /* a resume came before its suspend */
-    bool started;        /* has run, so a yield may switch to it directly */
+    bool started;        /* has run: frames to switch to, a yield's to reach */
 };
 
 _Static_assert(sizeof(ld_gt) <= LD_STACK_HEADER, "ld_gt must fit in its stack's header");
 _Static_assert(sizeof(ld_gt) <= LD_STACK_CHUNK_HEADER,
                "ld_gt must fit in its chunk's header");
+_Static_assert(LD_STACK_HEADER % 16 == 0,
+               "an own stack's top, its header, is 16-aligned");
 
 struct ld_sched {
     ld_ctx ctx; /* the carrier's own context, where ld_sched_run runs */
@@ -534,7 +536,6 @@ _Noreturn static void gt_entry(void *arg)
     ld_gt *g = arg;
 
     ld_ctx_started(&g->sched->ctx);
-    g->started = true;
     g->fn(g->arg);
     g->state = GT_DONE;
     ld_ctx_leave(&g->sched->ctx);
@@ -552,8 +553,8 @@ static void sched_enter(ld_sched *s, ld_gt *g)
 
 /* Copy mode, before g runs: the run stack changes hands. The frames of its last owner
  * are frozen into the spill sized at its switch-out (sched_out_copy), and g's thawed (a
- * new thread's are its first frame). Freezing waits until now, so a thread that runs
- * again before any other copies nothing. */
+ * new thread has none: it starts at the stack's top). Freezing waits until now, so a
+ * thread that runs again before any other copies nothing. */
 static void sched_give_run_stack(ld_sched *s, ld_gt *g)
 {
     ld_gt *prev = s->owner;
@@ -562,18 +563,25 @@ static void sched_give_run_stack(ld_sched *s, ld_gt *g)
         return;
     if (prev != NULL)
         ld_copy_freeze(&prev->stack, &prev->frozen, prev->ctx.sp, s->run_top);
-    ld_copy_thaw(&g->stack, &g->frozen, s->run_top);
+    if (g->started)
+        ld_copy_thaw(&g->stack, &g->frozen, s->run_top);
     s->owner = g;
 }
 
-/* Run g until the running thread, g or one it yielded to, blocks or returns. */
+/* Run g until the running thread, g or one it yielded to, blocks or returns. A new
+ * thread's first run calls its entry at its stack's top. */
 static void sched_resume(ld_sched *s, ld_gt *g)
 {
     if (s->run.lo != NULL)
         sched_give_run_stack(s, g);
     sched_enter(s, g);
     s->direct = LD_SCHED_BATCH;
-    ld_ctx_swap(&s->ctx, &g->ctx);
+    if (g->started) {
+        ld_ctx_swap(&s->ctx, &g->ctx);
+    } else {
+        g->started = true;
+        ld_ctx_begin(&s->ctx, &g->ctx, gt_entry, g);
+    }
     g = s->current;
     atomic_store_explicit(&s->observed_id, 0, memory_order_relaxed);
     s->current = NULL;
@@ -812,13 +820,10 @@ int ld_gt_spawn(ld_sched *s, ld_gt_fn fn, void *arg, ld_gt **out)
     g->resume_pending = false;
     g->started = false;
     g->frozen = (ld_copy_frozen){0};
-    if (s->run.lo != NULL) {
-        ld_ctx_make_frozen(&g->ctx, ld_stack_chunk_room(st), s->run.lo, s->run.size,
-                           gt_entry, g);
-        g->frozen.len = LD_CTX_FRAME_MAX;
-    } else {
-        ld_ctx_make(&g->ctx, st->lo, (size_t)((char *)st - (char *)st->lo), gt_entry, g);
-    }
+    if (s->run.lo != NULL)
+        ld_ctx_make(&g->ctx, s->run.lo, s->run_top);
+    else
+        ld_ctx_make(&g->ctx, st->lo, st);
     sched_count_spawn(s, g);
     sched_live_inc(s);
     sched_make_ready(s, g);
