@@ -635,10 +635,17 @@ static void sched_run_batch(ld_sched *s)
     }
 }
 
-/* A sleeper is queued without being touched: it learns it is running when it runs. */
-static void sched_on_deadline(void *item, void *ctx)
+/* Sleepers due in one tick are queued together, without being touched: each learns
+ * it is running when it runs. */
+static void sched_on_deadlines(void *const *items, size_t n, void *ctx)
 {
-    runq_push(ctx, item);
+    ld_sched *s = ctx;
+    ld_gt **ring = s->runq;
+    size_t mask = s->runq_cap - 1, tail = s->runq_head + s->runq_len, i;
+
+    for (i = 0; i < n; i++)
+        ring[(tail + i) & mask] = items[i];
+    s->runq_len += n;
 }
 
 /* Runnable threads first; the loop is polled without blocking between batches, and
@@ -738,7 +745,7 @@ int ld_sched_create(ld_sched **out, const ld_sched_config *cfg)
     rc = sched_run_stack_map(s);
     if (rc != 0)
         goto fail_cache;
-    rc = ld_deadlines_open(&s->sleepers, &s->loop, sched_on_deadline, s);
+    rc = ld_deadlines_open_n(&s->sleepers, &s->loop, sched_on_deadlines, s);
     if (rc != 0)
         goto fail_run;
     ld_ctx_init_self(&s->ctx);
