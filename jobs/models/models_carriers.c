@@ -52,19 +52,21 @@ void ld_models_delay(ld_models_carrier *c)
     }
 }
 
-/* The carrier's spawner, a green thread: its tasks, a batch at a time. A spawn that
- * fails ends the tasks not yet spawned. */
+/* The carrier's spawner, a green thread: its tasks, a batch at a time, each batch one
+ * ld_gt_spawn_n. A spawn that fails ends the tasks not yet spawned. */
 static void spawn_share(void *arg)
 {
     ld_models_carrier *c = arg;
-    for (size_t i = 0; i < c->share; i++) {
-        int rc = ld_gt_spawn(c->sched, c->shape->task, c, NULL);
+    for (size_t i = 0; i < c->share;) {
+        size_t n = c->share - i < SPAWN_BATCH ? c->share - i : SPAWN_BATCH, spawned;
+        int rc = ld_gt_spawn_n(c->sched, c->shape->task, c, n, &spawned);
+        i += spawned;
         if (rc != 0) {
             c->rc = rc;
             tasks_over(c, c->share - i);
             return;
         }
-        if ((i + 1) % SPAWN_BATCH == 0)
+        if (i % SPAWN_BATCH == 0)
             ld_gt_yield();
     }
 }

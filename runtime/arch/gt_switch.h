@@ -5,18 +5,26 @@
  * the `from` context, loads the `to` context's and pops the same set back. What the
  * ABI lets a call clobber is not saved, since ld_ctx_swap is an ordinary call.
  *
- * Two backends provide ld_ctx_frame and ld_ctx_jump: gt_switch_x86_64.S or
- * gt_switch_aarch64.S, and gt_switch_ucontext.c as the fallback. The inline functions
- * below wrap them with the ASan and TSan fiber annotations, so a sanitizer build sees
- * every switch; in other builds they reduce to the raw backend calls.
+ * A new context has no frame: its first switch, ld_ctx_start, calls its entry function
+ * at the top of its stack, so nothing is built for it before it runs, and copy mode
+ * has nothing to move for it. Two backends provide ld_ctx_start, ld_ctx_jump and
+ * ld_ctx_load: gt_switch_x86_64.S or gt_switch_aarch64.S, and gt_switch_ucontext.c as
+ * the fallback. The inline functions below wrap them with the ASan and TSan fiber
+ * annotations, so a sanitizer build sees every switch; in other builds they reduce to
+ * the raw backend calls.
  *
  * A new context starts with the floating-point control words of the thread that made
- * it, as pthread_create gives a new thread the creator's floating-point environment.
+ * it, as pthread_create gives a new thread the creator's floating-point environment:
+ * ld_ctx_make saves them, and ld_ctx_start puts them in force.
  */
 #ifndef LD_GT_SWITCH_H
 #define LD_GT_SWITCH_H
 
 #include <stddef.h>
+#include <stdint.h>
+#if defined(LD_CTX_UCONTEXT) || !(defined(__x86_64__) || defined(__aarch64__))
+#include <fenv.h>
+#endif
 
 #if defined(__SANITIZE_ADDRESS__)
 #define LD_CTX_ASAN 1
@@ -50,8 +58,42 @@
 
 typedef void (*ld_ctx_entry)(void *arg);
 
+/* The floating-point control words a new context starts with, and how to read the
+ * ones in force: MXCSR and the x87 control word on x86-64, FPCR on AArch64, read
+ * where the assembly backends load them; the whole environment through <fenv.h> for
+ * the ucontext backend. */
+#if defined(__x86_64__) && !defined(LD_CTX_UCONTEXT)
+typedef struct ld_ctx_fp {
+    uint32_t mxcsr;
+    uint16_t x87;
+} ld_ctx_fp;
+
+static inline void ld_ctx_fp_save(ld_ctx_fp *fp)
+{
+    __asm__ volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(fp->mxcsr), "=m"(fp->x87));
+}
+#elif defined(__aarch64__) && !defined(LD_CTX_UCONTEXT)
+typedef uint64_t ld_ctx_fp;
+
+static inline void ld_ctx_fp_save(ld_ctx_fp *fp)
+{
+    __asm__ volatile("mrs %0, fpcr" : "=r"(*fp));
+}
+#else
+typedef fenv_t ld_ctx_fp;
+
+static inline void ld_ctx_fp_save(ld_ctx_fp *fp)
+{
+    fegetenv(fp);
+}
+#endif
+
 typedef struct ld_ctx {
-    void *sp; /* saved stack pointer while the context is switched out */
+    void *sp;     /* saved stack pointer while switched out; a new context's stack top */
+    ld_ctx_fp fp; /* a new context's control words, at offset 8 for the assembly */
+#ifdef LD_CTX_UCONTEXT
+    void *uc_stack_lo; /* a new context's lowest stack byte, which makecontext needs */
+#endif
 #ifdef LD_CTX_ASAN
     const void *stack_lo; /* the stack ASan is told about on a switch to here */
     size_t stack_size;
@@ -62,10 +104,15 @@ typedef struct ld_ctx {
 #endif
 } ld_ctx;
 
-/* Backend: lay out a first frame at the top of [stack_lo, stack_lo + size) so that the
- * first jump to the returned stack pointer calls entry(arg) there. entry must never
- * return; it leaves for good with a last jump elsewhere. */
-void *ld_ctx_frame(void *stack_lo, size_t size, ld_ctx_entry entry, void *arg);
+#if LD_CTX_COPYABLE
+_Static_assert(offsetof(ld_ctx, fp) == 8, "the assembly reads a new context's fp at 8");
+#endif
+
+/* Backend: save the running context as ld_ctx_jump does, its stack pointer in
+ * *save_sp, and start the new context `to` (ld_ctx_make): entry(arg) is called at the
+ * top of its stack, with its control words in force. entry must never return; it
+ * leaves for good with a last jump elsewhere. Returns when something jumps back. */
+void ld_ctx_start(void **save_sp, const ld_ctx *to, ld_ctx_entry entry, void *arg);
 
 /* Backend: save the running context, store its stack pointer in *save_sp and resume
  * the context whose stack pointer is load_sp. Returns when something jumps back. */
@@ -108,35 +155,18 @@ static inline void ld_ctx_announce(ld_ctx *c, void *stack_lo, size_t size)
 #endif
 }
 
-/* A new context on the given stack, that will run entry(arg) when first switched to. */
-static inline void ld_ctx_make(ld_ctx *c, void *stack_lo, size_t size, ld_ctx_entry entry,
-                               void *arg)
+/* A new context on the stack [stack_lo, top), top 16-byte aligned, with the control
+ * words of the calling thread: it runs its entry function when first switched to by
+ * ld_ctx_begin. Nothing is written on the stack: copy mode's threads share one and
+ * the frame of each is laid out only as it starts. */
+static inline void ld_ctx_make(ld_ctx *c, void *stack_lo, void *top)
 {
-    c->sp = ld_ctx_frame(stack_lo, size, entry, arg);
-    ld_ctx_announce(c, stack_lo, size);
-}
-
-/* The bytes a first frame takes, rounded up to whole cache lines, as copy mode moves
- * it: 64 on x86-64, 176 on AArch64 (and anything else, whose frame is not copied). */
-#if defined(__x86_64__)
-#define LD_CTX_FRAME_MAX 64u
-#else
-#define LD_CTX_FRAME_MAX 192u
+    c->sp = top;
+    ld_ctx_fp_save(&c->fp);
+#ifdef LD_CTX_UCONTEXT
+    c->uc_stack_lo = stack_lo;
 #endif
-
-/* Copy mode: a new context for the stack [stack_lo, stack_lo + size), whose top is
- * 16-byte aligned, with its first frame built in the LD_CTX_FRAME_MAX bytes at
- * `frozen` (whose end is 16-byte aligned) instead: the caller copies all of them to
- * the top of the stack before the first switch. The frame holds no address of its own
- * stack, so it works wherever it lands. Here, as at any spawn, the new context gets
- * the control words of the thread that makes it. */
-static inline void ld_ctx_make_frozen(ld_ctx *c, void *frozen, void *stack_lo,
-                                      size_t size, ld_ctx_entry entry, void *arg)
-{
-    char *sp = ld_ctx_frame(frozen, LD_CTX_FRAME_MAX, entry, arg);
-
-    c->sp = (char *)stack_lo + size - ((char *)frozen + LD_CTX_FRAME_MAX - sp);
-    ld_ctx_announce(c, stack_lo, size);
+    ld_ctx_announce(c, stack_lo, (size_t)((char *)top - (char *)stack_lo));
 }
 
 /* First thing an entry function does: completes the switch that started it, and
@@ -164,6 +194,23 @@ static inline void ld_ctx_swap(ld_ctx *from, ld_ctx *to)
     __tsan_switch_to_fiber(to->fiber, 0);
 #endif
     ld_ctx_jump(&from->sp, to->sp);
+#ifdef LD_CTX_ASAN
+    __sanitizer_finish_switch_fiber(from->fake_stack, NULL, NULL);
+#endif
+}
+
+/* The first switch to a context made by ld_ctx_make, which runs entry(arg) there;
+ * returns when switched back to, as ld_ctx_swap does. */
+static inline void ld_ctx_begin(ld_ctx *from, const ld_ctx *to, ld_ctx_entry entry,
+                                void *arg)
+{
+#ifdef LD_CTX_ASAN
+    __sanitizer_start_switch_fiber(&from->fake_stack, to->stack_lo, to->stack_size);
+#endif
+#ifdef LD_CTX_TSAN
+    __tsan_switch_to_fiber(to->fiber, 0);
+#endif
+    ld_ctx_start(&from->sp, to, entry, arg);
 #ifdef LD_CTX_ASAN
     __sanitizer_finish_switch_fiber(from->fake_stack, NULL, NULL);
 #endif

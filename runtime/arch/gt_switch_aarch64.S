@@ -9,35 +9,6 @@
  */
     .text
 
-/* void *ld_ctx_frame(void *stack_lo, size_t size, ld_ctx_entry entry, void *arg)
- * A first frame that "returns" into ld_ctx_trampoline with arg in x19 and entry in
- * x20. The caller's FPCR is copied in, so the new context inherits it. */
-    .globl ld_ctx_frame
-    .hidden ld_ctx_frame
-    .type ld_ctx_frame, %function
-    .p2align 4
-ld_ctx_frame:
-    .cfi_startproc
-    add x9, x0, x1
-    and x9, x9, #0xfffffffffffffff0
-    sub x0, x9, #176
-    stp xzr, xzr, [x0, #16]
-    stp xzr, xzr, [x0, #32]
-    stp xzr, xzr, [x0, #48]
-    stp xzr, xzr, [x0, #64]
-    stp xzr, xzr, [x0, #96]
-    stp xzr, xzr, [x0, #112]
-    stp xzr, xzr, [x0, #128]
-    stp xzr, xzr, [x0, #144]
-    stp x3, x2, [x0, #0]        /* x19: arg, x20: entry */
-    adr x10, ld_ctx_trampoline
-    stp xzr, x10, [x0, #80]     /* x29: ends the frame chain, x30: trampoline */
-    mrs x10, fpcr
-    stp x10, xzr, [x0, #160]
-    ret
-    .cfi_endproc
-    .size ld_ctx_frame, .-ld_ctx_frame
-
 /* Resume the context whose saved stack is now sp's: the second half of every switch. */
 .macro LD_CTX_RESTORE
     ldp x19, x20, [sp, #0]
@@ -56,12 +27,9 @@ ld_ctx_frame:
     ret
 .endm
 
-/* void ld_ctx_jump(void **save_sp, void *load_sp) */
-    .globl ld_ctx_jump
-    .hidden ld_ctx_jump
-    .type ld_ctx_jump, %function
-    .p2align 4
-ld_ctx_jump:
+/* Save the running context on its stack and its stack pointer in [x0]: the first half
+ * of every switch but the last. */
+.macro LD_CTX_SAVE
     sub sp, sp, #176
     stp x19, x20, [sp, #0]
     stp x21, x22, [sp, #16]
@@ -77,6 +45,15 @@ ld_ctx_jump:
     str x9, [sp, #160]
     mov x9, sp
     str x9, [x0]
+.endm
+
+/* void ld_ctx_jump(void **save_sp, void *load_sp) */
+    .globl ld_ctx_jump
+    .hidden ld_ctx_jump
+    .type ld_ctx_jump, %function
+    .p2align 4
+ld_ctx_jump:
+    LD_CTX_SAVE
     mov sp, x1                  /* the other context's stack, laid out the same way */
     LD_CTX_RESTORE
     .size ld_ctx_jump, .-ld_ctx_jump
@@ -92,17 +69,28 @@ ld_ctx_load:
     LD_CTX_RESTORE
     .size ld_ctx_load, .-ld_ctx_load
 
-/* The first code of every context: entry(arg) on a 16-byte aligned stack. entry never
- * returns; if it did there is nothing to return to, so trap at once. */
-    .type ld_ctx_trampoline, %function
+/* void ld_ctx_start(void **save_sp, const ld_ctx *to, ld_ctx_entry entry, void *arg)
+ * entry(arg) is called with sp at to's top, 16-byte aligned, and to's FPCR (at 8) in
+ * force; x29 is cleared to end the frame chain. entry never returns; if it did there
+ * is nothing to return to, so trap at once. */
+    .globl ld_ctx_start
+    .hidden ld_ctx_start
+    .type ld_ctx_start, %function
     .p2align 4
-ld_ctx_trampoline:
+ld_ctx_start:
     .cfi_startproc
+    LD_CTX_SAVE
+    .cfi_adjust_cfa_offset 176
+    ldr x9, [x1, #8]
+    msr fpcr, x9
+    ldr x9, [x1]
+    mov sp, x9
     .cfi_undefined x30
-    mov x0, x19
-    blr x20
+    mov x29, xzr
+    mov x0, x3
+    blr x2
     brk #1
     .cfi_endproc
-    .size ld_ctx_trampoline, .-ld_ctx_trampoline
+    .size ld_ctx_start, .-ld_ctx_start
 
     .section .note.GNU-stack,"",%progbits

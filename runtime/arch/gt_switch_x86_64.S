@@ -9,33 +9,6 @@
  */
     .text
 
-/* void *ld_ctx_frame(void *stack_lo, size_t size, ld_ctx_entry entry, void *arg)
- * A first frame that "returns" into ld_ctx_trampoline with entry in r13 and arg in
- * r12, with the stack pointer at the top then: 64 bytes, one cache line. The caller's
- * control words are copied in, so the new context inherits them. */
-    .globl ld_ctx_frame
-    .hidden ld_ctx_frame
-    .type ld_ctx_frame, @function
-    .p2align 4
-ld_ctx_frame:
-    .cfi_startproc
-    leaq (%rdi,%rsi), %rax
-    andq $-16, %rax
-    subq $64, %rax              /* after the frame pops, rsp is at the 16-aligned top */
-    stmxcsr (%rax)
-    fnstcw 4(%rax)
-    movq $0, 8(%rax)            /* r15 */
-    movq $0, 16(%rax)           /* r14 */
-    movq %rdx, 24(%rax)         /* r13: entry */
-    movq %rcx, 32(%rax)         /* r12: arg */
-    movq $0, 40(%rax)           /* rbx */
-    movq $0, 48(%rax)           /* rbp: ends the frame-pointer chain */
-    leaq ld_ctx_trampoline(%rip), %rdx
-    movq %rdx, 56(%rax)
-    ret
-    .cfi_endproc
-    .size ld_ctx_frame, .-ld_ctx_frame
-
 /* Resume the context whose saved stack is now rsp's, given the control words in force
  * in eax (MXCSR) and dx (x87): the second half of every switch. */
 .macro LD_CTX_RESTORE
@@ -64,13 +37,9 @@ ld_ctx_frame:
     ret
 .endm
 
-/* void ld_ctx_jump(void **save_sp, void *load_sp) */
-    .globl ld_ctx_jump
-    .hidden ld_ctx_jump
-    .type ld_ctx_jump, @function
-    .p2align 4
-ld_ctx_jump:
-    .cfi_startproc
+/* Save the running context on its stack and its stack pointer in (rdi): the first
+ * half of every switch but the last. */
+.macro LD_CTX_SAVE
     pushq %rbp
     .cfi_adjust_cfa_offset 8
     pushq %rbx
@@ -88,6 +57,16 @@ ld_ctx_jump:
     stmxcsr (%rsp)
     fnstcw 4(%rsp)
     movq %rsp, (%rdi)
+.endm
+
+/* void ld_ctx_jump(void **save_sp, void *load_sp) */
+    .globl ld_ctx_jump
+    .hidden ld_ctx_jump
+    .type ld_ctx_jump, @function
+    .p2align 4
+ld_ctx_jump:
+    .cfi_startproc
+    LD_CTX_SAVE
     movl (%rsp), %eax
     movzwl 4(%rsp), %edx
     movq %rsi, %rsp             /* the other context's stack, laid out the same way */
@@ -113,19 +92,37 @@ ld_ctx_load:
     .cfi_endproc
     .size ld_ctx_load, .-ld_ctx_load
 
-/* The first code of every context: entry(arg), called with the stack at the top, so
- * that entry starts as calls do, 16-byte aligned but for its return address, and no
- * bytes of alignment lie above its frame for copy mode to move at every switch. entry
- * never returns; if it did there is nothing to return to, so trap at once. */
-    .type ld_ctx_trampoline, @function
+/* void ld_ctx_start(void **save_sp, const ld_ctx *to, ld_ctx_entry entry, void *arg)
+ * entry(arg) is called with the stack at to's top, so that it starts as calls do,
+ * 16-byte aligned but for its return address, and no bytes of alignment lie above its
+ * frame for copy mode to move at every switch. Its control words, to's at 8 (MXCSR)
+ * and 12 (x87), are loaded only when they differ from the ones in force. rbp is
+ * cleared to end the frame-pointer chain. entry never returns; if it did there is
+ * nothing to return to, so trap at once. */
+    .globl ld_ctx_start
+    .hidden ld_ctx_start
+    .type ld_ctx_start, @function
     .p2align 4
-ld_ctx_trampoline:
+ld_ctx_start:
     .cfi_startproc
+    LD_CTX_SAVE
+    movl 8(%rsi), %eax
+    cmpl (%rsp), %eax
+    jne 1f
+    movzwl 12(%rsi), %eax
+    cmpw 4(%rsp), %ax
+    je 2f
+1:
+    ldmxcsr 8(%rsi)
+    fldcw 12(%rsi)
+2:
+    movq (%rsi), %rsp
     .cfi_undefined rip
-    movq %r12, %rdi
-    call *%r13
+    xorl %ebp, %ebp
+    movq %rcx, %rdi
+    call *%rdx
     ud2
     .cfi_endproc
-    .size ld_ctx_trampoline, .-ld_ctx_trampoline
+    .size ld_ctx_start, .-ld_ctx_start
 
     .section .note.GNU-stack,"",%progbits

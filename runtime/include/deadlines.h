@@ -39,11 +39,18 @@ struct uv_loop_s; /* libuv's loop: include <uv.h> to use one */
 
 typedef struct ld_deadlines ld_deadlines;
 typedef void (*ld_deadline_fire)(void *item, void *ctx);
+typedef void (*ld_deadline_fire_n)(void *const *items, size_t n, void *ctx);
 
 /* A set on loop whose deadlines fire as fire(item, ctx). -ENOMEM, or a negative errno
  * from timerfd_create or libuv. */
 int ld_deadlines_open(ld_deadlines **out, struct uv_loop_s *loop, ld_deadline_fire fire,
                       void *ctx);
+
+/* The same, for an owner that takes deadlines due in one tick together: they fire as
+ * fire_n(items, n, ctx), n >= 1 of them in order, the array good only for the call.
+ * A close from fire_n stops the blocks after the one it was given. */
+int ld_deadlines_open_n(ld_deadlines **out, struct uv_loop_s *loop,
+                        ld_deadline_fire_n fire_n, void *ctx);
 
 /* Fire item once at_ns has passed. Returns 0; 1, adding nothing, when at_ns lies
  * before the set's last look at the clock (its open, or the last expire), so that the

@@ -142,6 +142,11 @@ int ld_sched_run(ld_sched *s);
  * Callable from the scheduler's thread, in or outside a green thread. */
 int ld_gt_spawn(ld_sched *s, ld_gt_fn fn, void *arg, ld_gt **out);
 
+/* Spawn n detached green threads on s, each to run fn(arg), queued in that order: n
+ * calls of ld_gt_spawn with out NULL, whose checks and queueing are shared. *spawned
+ * tells how many were, n unless an error is returned. */
+int ld_gt_spawn_n(ld_sched *s, ld_gt_fn fn, void *arg, size_t n, size_t *spawned);
+
 /* The running green thread, or NULL outside one. */
 ld_gt *ld_gt_self(void);
 

@@ -82,12 +82,14 @@ struct ld_gt {
     bool joinable;
     bool permit;         /* an unpark came before its park */
     bool resume_pending; /* a resume came before its suspend */
-    bool started;        /* has run, so a yield may switch to it directly */
+    bool started;        /* has run: frames to switch to, a yield's to reach */
 };
 
 _Static_assert(sizeof(ld_gt) <= LD_STACK_HEADER, "ld_gt must fit in its stack's header");
 _Static_assert(sizeof(ld_gt) <= LD_STACK_CHUNK_HEADER,
                "ld_gt must fit in its chunk's header");
+_Static_assert(LD_STACK_HEADER % 16 == 0,
+               "an own stack's top, its header, is 16-aligned");
 
 struct ld_sched {
     ld_ctx ctx; /* the carrier's own context, where ld_sched_run runs */
@@ -176,11 +178,15 @@ static ld_gt *runq_peek(const ld_sched *s, size_t ahead)
                                : NULL;
 }
 
-/* A ring twice as large, the queue kept in order; out of a spawn's way. */
-static __attribute__((noinline)) int runq_grow(ld_sched *s)
+/* A ring doubled until it holds `need`, the queue kept in order; out of a spawn's
+ * way. */
+static __attribute__((noinline)) int runq_grow(ld_sched *s, size_t need)
 {
     size_t cap = s->runq_cap ? s->runq_cap * 2 : 64, i;
     ld_gt **ring;
+
+    while (cap < need)
+        cap *= 2;
 
     ring = malloc(cap * sizeof *ring);
     if (ring == NULL)
@@ -194,21 +200,26 @@ static __attribute__((noinline)) int runq_grow(ld_sched *s)
     return 0;
 }
 
-/* Before a spawn: room in the ring for one more live thread. */
-static int runq_reserve(ld_sched *s)
+/* Before a spawn: room in the ring for n more live threads. */
+static int runq_reserve(ld_sched *s, size_t n)
 {
-    return s->live < s->runq_cap ? 0 : runq_grow(s);
+    return s->live + n <= s->runq_cap ? 0 : runq_grow(s, s->live + n);
 }
 
 /* A thread made runnable by a libuv callback while the loop waits (a uv timer due at
  * the top of uv_run, say) must end that wait, or the loop would block on with a
  * runnable thread; uv_stop makes libuv poll without blocking and return. */
+static void sched_end_wait(ld_sched *s)
+{
+    if (s->in_wait)
+        uv_stop(&s->loop);
+}
+
 static void sched_make_ready(ld_sched *s, ld_gt *g)
 {
     g->state = GT_READY;
     runq_push(s, g);
-    if (s->in_wait)
-        uv_stop(&s->loop);
+    sched_end_wait(s);
 }
 
 static void gt_make_ready(ld_gt *g)
@@ -219,10 +230,11 @@ static void gt_make_ready(ld_gt *g)
 /* While a green thread lives the async keeps the loop alive, so a carrier whose
  * threads are all parked waits in the loop for a remote wake-up; once none is left
  * it must not, or ld_sched_run would never return. */
-static void sched_live_inc(ld_sched *s)
+static void sched_live_add(ld_sched *s, size_t n)
 {
-    if (s->live++ == 0)
+    if (s->live == 0 && n != 0)
         uv_ref((uv_handle_t *)&s->wake);
+    s->live += n;
 }
 
 static void sched_live_dec(ld_sched *s)
@@ -331,7 +343,7 @@ static uint64_t gt_capacity(const ld_sched *s, const ld_gt *g)
  * has no spill yet (said outright, not read back from the chunk just written: that
  * load waits for the cold line). An own stack is either carved fresh, its header's
  * page first touched, or reused with what it had touched. */
-static void sched_count_spawn(ld_sched *s, ld_gt *g)
+static inline __attribute__((always_inline)) void sched_count_spawn(ld_sched *s, ld_gt *g)
 {
     ld_gt_stack_stats *st = &s->stats;
 
@@ -534,7 +546,6 @@ _Noreturn static void gt_entry(void *arg)
     ld_gt *g = arg;
 
     ld_ctx_started(&g->sched->ctx);
-    g->started = true;
     g->fn(g->arg);
     g->state = GT_DONE;
     ld_ctx_leave(&g->sched->ctx);
@@ -552,8 +563,8 @@ static void sched_enter(ld_sched *s, ld_gt *g)
 
 /* Copy mode, before g runs: the run stack changes hands. The frames of its last owner
  * are frozen into the spill sized at its switch-out (sched_out_copy), and g's thawed (a
- * new thread's are its first frame). Freezing waits until now, so a thread that runs
- * again before any other copies nothing. */
+ * new thread has none: it starts at the stack's top). Freezing waits until now, so a
+ * thread that runs again before any other copies nothing. */
 static void sched_give_run_stack(ld_sched *s, ld_gt *g)
 {
     ld_gt *prev = s->owner;
@@ -562,18 +573,25 @@ static void sched_give_run_stack(ld_sched *s, ld_gt *g)
         return;
     if (prev != NULL)
         ld_copy_freeze(&prev->stack, &prev->frozen, prev->ctx.sp, s->run_top);
-    ld_copy_thaw(&g->stack, &g->frozen, s->run_top);
+    if (g->started)
+        ld_copy_thaw(&g->stack, &g->frozen, s->run_top);
     s->owner = g;
 }
 
-/* Run g until the running thread, g or one it yielded to, blocks or returns. */
+/* Run g until the running thread, g or one it yielded to, blocks or returns. A new
+ * thread's first run calls its entry at its stack's top. */
 static void sched_resume(ld_sched *s, ld_gt *g)
 {
     if (s->run.lo != NULL)
         sched_give_run_stack(s, g);
     sched_enter(s, g);
     s->direct = LD_SCHED_BATCH;
-    ld_ctx_swap(&s->ctx, &g->ctx);
+    if (g->started) {
+        ld_ctx_swap(&s->ctx, &g->ctx);
+    } else {
+        g->started = true;
+        ld_ctx_begin(&s->ctx, &g->ctx, gt_entry, g);
+    }
     g = s->current;
     atomic_store_explicit(&s->observed_id, 0, memory_order_relaxed);
     s->current = NULL;
@@ -617,10 +635,17 @@ static void sched_run_batch(ld_sched *s)
     }
 }
 
-/* A sleeper is queued without being touched: it learns it is running when it runs. */
-static void sched_on_deadline(void *item, void *ctx)
+/* Sleepers due in one tick are queued together, without being touched: each learns
+ * it is running when it runs. */
+static void sched_on_deadlines(void *const *items, size_t n, void *ctx)
 {
-    runq_push(ctx, item);
+    ld_sched *s = ctx;
+    ld_gt **ring = s->runq;
+    size_t mask = s->runq_cap - 1, tail = s->runq_head + s->runq_len, i;
+
+    for (i = 0; i < n; i++)
+        ring[(tail + i) & mask] = items[i];
+    s->runq_len += n;
 }
 
 /* Runnable threads first; the loop is polled without blocking between batches, and
@@ -720,7 +745,7 @@ int ld_sched_create(ld_sched **out, const ld_sched_config *cfg)
     rc = sched_run_stack_map(s);
     if (rc != 0)
         goto fail_cache;
-    rc = ld_deadlines_open(&s->sleepers, &s->loop, sched_on_deadline, s);
+    rc = ld_deadlines_open_n(&s->sleepers, &s->loop, sched_on_deadlines, s);
     if (rc != 0)
         goto fail_run;
     ld_ctx_init_self(&s->ctx);
@@ -784,47 +809,96 @@ uv_loop_t *ld_sched_loop(ld_sched *s)
     return &s->loop;
 }
 
-/* A new thread is runnable at once. It takes a stack, from the cache when it can, and
- * lives in that stack's header, so a spawn allocates nothing else. */
-int ld_gt_spawn(ld_sched *s, ld_gt_fn fn, void *arg, ld_gt **out)
+/* What a spawn may be refused for before it takes anything. */
+static int sched_spawn_check(const ld_sched *s, ld_gt_fn fn)
 {
-    ld_stack *st;
-    ld_gt *g;
-
     if (s == NULL || fn == NULL)
         return -EINVAL;
-    if (s != sched_self)
-        return -EPERM;
-    if (runq_reserve(s) != 0)
-        return -ENOMEM;
-    st = ld_stack_get(&s->stacks);
-    if (st == NULL)
-        return -ENOMEM;
-    g = (ld_gt *)st;
+    return s != sched_self ? -EPERM : 0;
+}
+
+/* A new thread in the header of st, counted and runnable, for the caller to queue
+ * and to count live. It lives in its stack's header, so a spawn allocates nothing
+ * else. Inlined into both spawns, the batch's loop above all. */
+static inline __attribute__((always_inline)) ld_gt *
+sched_spawn_one(ld_sched *s, ld_stack *st, ld_gt_fn fn, void *arg, bool joinable)
+{
+    ld_gt *g = (ld_gt *)st;
+
     g->sched = s;
     g->joiner = NULL;
     g->fn = fn;
     g->arg = arg;
     g->id = sched_next_id(s);
     atomic_init(&g->remote_wake, 0u);
-    g->joinable = out != NULL;
+    g->joinable = joinable;
     g->permit = false;
     g->resume_pending = false;
     g->started = false;
     g->frozen = (ld_copy_frozen){0};
-    if (s->run.lo != NULL) {
-        ld_ctx_make_frozen(&g->ctx, ld_stack_chunk_room(st), s->run.lo, s->run.size,
-                           gt_entry, g);
-        g->frozen.len = LD_CTX_FRAME_MAX;
-    } else {
-        ld_ctx_make(&g->ctx, st->lo, (size_t)((char *)st - (char *)st->lo), gt_entry, g);
-    }
+    if (s->run.lo != NULL)
+        ld_ctx_make(&g->ctx, s->run.lo, s->run_top);
+    else
+        ld_ctx_make(&g->ctx, st->lo, st);
     sched_count_spawn(s, g);
-    sched_live_inc(s);
-    sched_make_ready(s, g);
+    g->state = GT_READY;
+    return g;
+}
+
+/* A new thread is runnable at once. It takes a stack, from the cache when it can. */
+int ld_gt_spawn(ld_sched *s, ld_gt_fn fn, void *arg, ld_gt **out)
+{
+    ld_stack *st;
+    ld_gt *g;
+    int rc = sched_spawn_check(s, fn);
+
+    if (rc != 0)
+        return rc;
+    if (runq_reserve(s, 1) != 0)
+        return -ENOMEM;
+    st = ld_stack_get(&s->stacks);
+    if (st == NULL)
+        return -ENOMEM;
+    g = sched_spawn_one(s, st, fn, arg, out != NULL);
+    runq_push(s, g);
+    sched_live_add(s, 1);
+    sched_end_wait(s);
     if (out != NULL)
         *out = g;
     return 0;
+}
+
+/* The ring grows once for the whole batch, and the batch is appended to it from
+ * locals, which the writes to each new thread cannot be taken to change. A stack that
+ * cannot be had ends the batch. */
+int ld_gt_spawn_n(ld_sched *s, ld_gt_fn fn, void *arg, size_t n, size_t *spawned)
+{
+    ld_gt **ring;
+    size_t i, tail, mask;
+    int rc = sched_spawn_check(s, fn);
+
+    *spawned = 0;
+    if (rc != 0)
+        return rc;
+    if (runq_reserve(s, n) != 0)
+        return -ENOMEM;
+    ring = s->runq;
+    mask = s->runq_cap - 1;
+    tail = s->runq_head + s->runq_len;
+    for (i = 0; i < n; i++) {
+        ld_stack *st = ld_stack_get(&s->stacks);
+
+        if (st == NULL) {
+            rc = -ENOMEM;
+            break;
+        }
+        ring[(tail + i) & mask] = sched_spawn_one(s, st, fn, arg, false);
+    }
+    s->runq_len += i;
+    sched_live_add(s, i);
+    sched_end_wait(s);
+    *spawned = i;
+    return rc;
 }
 
 ld_sched *ld_sched_self(void)

@@ -84,7 +84,7 @@ typedef struct ld_stack_cache {
     size_t first;
     size_t count;      /* in the ring */
     size_t cap;        /* a put to a cache of this many gives its oldest to the depot */
-    int prefetch_from; /* where, from a stack's header, a spawn's writes start */
+    int prefetch_from; /* where, from a stack's header, a new thread's writes start */
 } ld_stack_cache;
 
 /* A cache over depot, or over a private depot of `size` usable bytes in `mode` when
@@ -121,12 +121,12 @@ void ld_stack_cache_fini(ld_stack_cache *c);
 /* How many stacks ahead of a spawn the cache starts fetching one (ld_stack_get). */
 #define LD_STACK_PREFETCH 12u
 
-/* Start fetching the lines a spawn writes in st: the thread's struct at the start of
- * the header, and its first frame, which an own stack has just below the header and
- * a chunk in its room, right after it. Stacks in the cache are mostly cold, and the
- * array, unlike a list linked through them, names the next ones before any of them
- * is read. Always inlined: GCC deems a function that only prefetches free of effects,
- * and drops every call to it. */
+/* Start fetching the lines a new thread soon writes in st: its struct at the start of
+ * the header, and its first frames, which an own stack has just below the header (from
+ * its first run) and a chunk in its room, right after it (from its first freeze). Stacks
+ * in the cache are mostly cold, and the array, unlike a list linked through them, names
+ * the next ones before any of them is read. Always inlined: GCC deems a function that
+ * only prefetches free of effects, and drops every call to it. */
 static inline __attribute__((always_inline)) void
 ld_stack_prefetch(const ld_stack_cache *c, const ld_stack *st)
 {

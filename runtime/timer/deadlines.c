@@ -24,7 +24,9 @@ _Static_assert(LD_DEADLINES_TICK_NS == 1u << LD_WHEEL_TICK_SHIFT,
 
 struct ld_deadlines {
     ld_wheel wheel;
-    ld_deadline_fire fire;
+    ld_wheel_fire wheel_fire; /* the owner's fire_n, or deadlines_fire_each */
+    void *wheel_ctx;          /* its ctx: the owner's, or the set */
+    ld_deadline_fire fire;    /* ld_deadlines_open's */
     void *ctx;
     uv_poll_t poll;       /* readable once timer_fd has expired */
     uv_prepare_t prepare; /* sets timer_fd before the loop polls */
@@ -56,7 +58,7 @@ void ld_deadlines_expire(ld_deadlines *d, uint64_t now_ns)
     deadlines_fix(d, now_ns);
     if (d->wheel.count == 0)
         return;
-    ld_wheel_advance(&d->wheel, ld_wheel_tick_floor(now_ns), d->fire, d->ctx);
+    ld_wheel_advance(&d->wheel, ld_wheel_tick_floor(now_ns), d->wheel_fire, d->wheel_ctx);
     if (d->wheel.count == 0 && d->later_n == 0)
         uv_unref((uv_handle_t *)&d->poll);
 }
@@ -219,19 +221,11 @@ static int deadlines_start(ld_deadlines *d, uv_loop_t *loop)
     return 0;
 }
 
-int ld_deadlines_open(ld_deadlines **out, uv_loop_t *loop, ld_deadline_fire fire,
-                      void *ctx)
+/* The set d, allocated and told how to fire, started on loop; freed on failure. */
+static int deadlines_open(ld_deadlines **out, uv_loop_t *loop, ld_deadlines *d)
 {
-    ld_deadlines *d;
     int rc;
 
-    if (out == NULL || loop == NULL || fire == NULL)
-        return -EINVAL;
-    d = calloc(1, sizeof *d);
-    if (d == NULL)
-        return -ENOMEM;
-    d->fire = fire;
-    d->ctx = ctx;
     d->armed_ns = UINT64_MAX;
     d->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     if (d->timer_fd < 0) {
@@ -248,4 +242,47 @@ int ld_deadlines_open(ld_deadlines **out, uv_loop_t *loop, ld_deadline_fire fire
     }
     *out = d;
     return 0;
+}
+
+/* An owner that takes deadlines one at a time: a block fires item by item, and none
+ * once the set is closing. */
+static void deadlines_fire_each(void *const *items, size_t n, void *ctx)
+{
+    ld_deadlines *d = ctx;
+    size_t i;
+
+    for (i = 0; i < n && !d->wheel.halted; i++)
+        d->fire(items[i], d->ctx);
+}
+
+int ld_deadlines_open(ld_deadlines **out, uv_loop_t *loop, ld_deadline_fire fire,
+                      void *ctx)
+{
+    ld_deadlines *d;
+
+    if (out == NULL || loop == NULL || fire == NULL)
+        return -EINVAL;
+    d = calloc(1, sizeof *d);
+    if (d == NULL)
+        return -ENOMEM;
+    d->fire = fire;
+    d->ctx = ctx;
+    d->wheel_fire = deadlines_fire_each;
+    d->wheel_ctx = d;
+    return deadlines_open(out, loop, d);
+}
+
+int ld_deadlines_open_n(ld_deadlines **out, uv_loop_t *loop, ld_deadline_fire_n fire_n,
+                        void *ctx)
+{
+    ld_deadlines *d;
+
+    if (out == NULL || loop == NULL || fire_n == NULL)
+        return -EINVAL;
+    d = calloc(1, sizeof *d);
+    if (d == NULL)
+        return -ENOMEM;
+    d->wheel_fire = fire_n;
+    d->wheel_ctx = ctx;
+    return deadlines_open(out, loop, d);
 }

@@ -22,16 +22,14 @@
 #define WHEEL_SLOTS_ALL ((size_t)LD_WHEEL_LEVELS * LD_WHEEL_SLOTS)
 #define BATCH_BLOCKS 64 /* blocks per allocation, the first of them its header */
 
-typedef struct pair {
-    void *item;
-    uint64_t due; /* tick */
-} pair;
-
-/* Four cache lines, aligned to them, so a walk through a slot streams. */
+/* Four cache lines, aligned to them, so a walk through a slot streams. A pair is an
+ * item and its due tick, kept in two arrays, so that a fired block hands its items on
+ * as they lie. */
 struct ld_wheel_block {
     _Alignas(64) ld_wheel_block *next;
     unsigned n; /* pairs used, oldest first */
-    pair pairs[LD_WHEEL_BLOCK_ITEMS];
+    void *items[LD_WHEEL_BLOCK_ITEMS];
+    uint64_t dues[LD_WHEEL_BLOCK_ITEMS];
 };
 
 _Static_assert(sizeof(ld_wheel_block) <= 256, "a block is at most four cache lines");
@@ -128,8 +126,8 @@ slot_tail(ld_wheel *w, unsigned level, unsigned slot)
 
 static inline void block_append(ld_wheel_block *b, void *item, uint64_t due)
 {
-    b->pairs[b->n].item = item;
-    b->pairs[b->n].due = due;
+    b->items[b->n] = item;
+    b->dues[b->n] = due;
     b->n++;
 }
 
@@ -163,30 +161,34 @@ static inline __attribute__((always_inline)) ld_wheel_block *wheel_tail(ld_wheel
  * and keep sharing it as they cascade. */
 typedef struct wheel_placer {
     ld_wheel_block *tail; /* NULL before the first pair */
-    pair *next;           /* where tail's next pair goes */
-    pair *end; /* tail's end: next == end when it is full, or before the first */
+    unsigned at; /* where tail's next pair goes: LD_WHEEL_BLOCK_ITEMS when it is full, or
+                    before the first */
     uint64_t due;
 } wheel_placer;
+
+#define WHEEL_PLACER_INIT                                                                \
+    {                                                                                    \
+        NULL, LD_WHEEL_BLOCK_ITEMS, 0                                                    \
+    }
 
 static inline void wheel_placer_flush(wheel_placer *p)
 {
     if (p->tail != NULL)
-        p->tail->n = (unsigned)(p->next - p->tail->pairs);
+        p->tail->n = p->at;
 }
 
 static inline __attribute__((always_inline)) void
 wheel_place_next(ld_wheel *w, wheel_placer *p, void *item, uint64_t due)
 {
-    if (due != p->due || p->next == p->end) {
+    if (due != p->due || p->at == LD_WHEEL_BLOCK_ITEMS) {
         wheel_placer_flush(p);
         p->tail = wheel_tail(w, due);
-        p->next = p->tail->pairs + p->tail->n;
-        p->end = p->tail->pairs + LD_WHEEL_BLOCK_ITEMS;
+        p->at = p->tail->n;
         p->due = due;
     }
-    p->next->item = item;
-    p->next->due = due;
-    p->next++;
+    p->tail->items[p->at] = item;
+    p->tail->dues[p->at] = due;
+    p->at++;
 }
 
 /* The least count whose blocks_needed exceeds `owned`, so that a reserve within it
@@ -238,7 +240,7 @@ void ld_wheel_add_spans(ld_wheel *w, const ld_wheel_span *spans, size_t n,
                         uint64_t now_ns)
 {
     uint64_t floor = w->now + 1, ns = 0, due = floor;
-    wheel_placer p = {NULL, NULL, NULL, 0};
+    wheel_placer p = WHEEL_PLACER_INIT;
     size_t i;
 
     for (i = 0; i < n; i++) {
@@ -300,7 +302,7 @@ static void wheel_cascade(ld_wheel *w)
 
     for (level = LD_WHEEL_LEVELS - 1; level >= 1; level--) {
         unsigned shift = level * WHEEL_BITS;
-        wheel_placer p = {NULL, NULL, NULL, 0};
+        wheel_placer p = WHEEL_PLACER_INIT;
         ld_wheel_block *b, *next;
 
         if ((w->now & ((1ull << shift) - 1)) != 0)
@@ -313,18 +315,19 @@ static void wheel_cascade(ld_wheel *w)
             if (next != NULL)
                 __builtin_prefetch(next);
             for (i = 0; i < b->n; i++)
-                wheel_place_next(w, &p, b->pairs[i].item, b->pairs[i].due);
+                wheel_place_next(w, &p, b->items[i], b->dues[i]);
             block_give(w, b);
         }
         wheel_placer_flush(&p);
     }
 }
 
-/* Fire the level-0 slot of the clock's tick. Its list is detached first, and what fire
- * adds is due after the clock, so it lands in another slot (a later one of level 0, or
- * a higher level) and never in the list being walked, which fire cannot reach. The
- * items of a block are prefetched together, a hint that never faults, so the misses
- * fire is about to take on them overlap rather than queue. */
+/* Fire the level-0 slot of the clock's tick, a block of items at a time. Its list is
+ * detached first, and what fire adds is due after the clock, so it lands in another
+ * slot (a later one of level 0, or a higher level) and never in the list being walked,
+ * which fire cannot reach. The items of a block are prefetched together, a hint that
+ * never faults, so the misses fire is about to take on them overlap rather than
+ * queue. */
 static void wheel_fire(ld_wheel *w, ld_wheel_fire fire, void *ctx)
 {
     ld_wheel_block *b, *next;
@@ -336,10 +339,10 @@ static void wheel_fire(ld_wheel *w, ld_wheel_fire fire, void *ctx)
         if (next != NULL)
             __builtin_prefetch(next);
         for (i = 0; i < b->n; i++)
-            __builtin_prefetch(b->pairs[i].item);
-        for (i = 0; i < b->n && !w->halted; i++) {
-            w->count--;
-            fire(b->pairs[i].item, ctx);
+            __builtin_prefetch(b->items[i]);
+        if (!w->halted) {
+            w->count -= b->n;
+            fire(b->items, b->n, ctx);
         }
         block_give(w, b);
     }

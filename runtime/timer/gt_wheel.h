@@ -50,7 +50,8 @@ typedef struct ld_wheel {
     ld_wheel_block *tail[LD_WHEEL_LEVELS][LD_WHEEL_SLOTS];
 } ld_wheel;
 
-typedef void (*ld_wheel_fire)(void *item, void *ctx);
+/* n >= 1 items due in one tick, in the order they were added. */
+typedef void (*ld_wheel_fire)(void *const *items, size_t n, void *ctx);
 
 /* An empty wheel whose clock reads `now` ticks; it allocates nothing. */
 void ld_wheel_init(ld_wheel *w, uint64_t now);
@@ -114,13 +115,13 @@ void ld_wheel_add_spans(ld_wheel *w, const ld_wheel_span *spans, size_t n,
  * than the earliest deadline; UINT64_MAX when it is empty. */
 uint64_t ld_wheel_next(const ld_wheel *w);
 
-/* Fire nothing more, from the item being fired on, if any (fire may call it), until
+/* Fire nothing more, from the block being fired on, if any (fire may call it), until
  * ld_wheel_fini: for an owner that is closing. */
 void ld_wheel_halt(ld_wheel *w);
 
-/* Move the clock to `now`, firing every item due by then in deadline order. fire may
- * add items; those due by `now` fire in the same call. Advance itself never allocates
- * (adds made by fire may). */
+/* Move the clock to `now`, firing every item due by then in deadline order, the items
+ * due in one tick a block at a time. fire may add items; those due by `now` fire in
+ * the same call. Advance itself never allocates (adds made by fire may). */
 void ld_wheel_advance(ld_wheel *w, uint64_t now, ld_wheel_fire fire, void *ctx);
 
 #endif

@@ -14,6 +14,8 @@
  *   refused with 1.
  * - Closing from fire drops what is pending: nothing fires after it, and one more turn
  *   of the loop frees the set.
+ * - A set opened with ld_deadlines_open_n fires blocks: every deadline once, in order,
+ *   each block's due together; closing from a block fires no later one.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -219,11 +221,71 @@ static void test_close_in_fire(void)
     CHECK(uv_loop_close(&loop) == 0, "handles left after close");
 }
 
+/* Blocks of deadlines: two ticks' worth, 40 at each, fired in order, a block never
+ * mixing the two; with close_at set, the block that closes the set is the last. */
+#define BLOCKED 80
+
+typedef struct blocks {
+    ld_deadlines *d;
+    int index[BLOCKED];
+    int next;   /* the index the next item fired must have */
+    int blocks; /* blocks fired */
+    int close;  /* close the set from the first block */
+} blocks;
+
+static void on_block(void *const *items, size_t n, void *ctx)
+{
+    blocks *b = ctx;
+    size_t i;
+
+    CHECK(n >= 1, "an empty block");
+    for (i = 0; i < n; i++) {
+        int at = *(const int *)items[i];
+
+        CHECK(at == b->next, "item %d fired, %d expected", at, b->next);
+        CHECK(at / (BLOCKED / 2) == *(const int *)items[0] / (BLOCKED / 2),
+              "a block mixes two ticks' items");
+        b->next = at + 1;
+    }
+    if (b->blocks++ == 0 && b->close)
+        ld_deadlines_close(b->d);
+}
+
+static void test_blocks(int close)
+{
+    uv_loop_t loop;
+    blocks b = {.close = close};
+    uint64_t t0 = uv_hrtime() + 200 * US;
+    int k;
+
+    CHECK(uv_loop_init(&loop) == 0, "uv_loop_init");
+    CHECK(ld_deadlines_open_n(&b.d, &loop, on_block, &b) == 0, "open");
+    for (k = 0; k < BLOCKED; k++) {
+        b.index[k] = k;
+        CHECK(ld_deadlines_add(b.d, &b.index[k], t0 + (k < BLOCKED / 2 ? 0 : 500 * US)) ==
+                  0,
+              "add");
+    }
+    uv_run(&loop, UV_RUN_DEFAULT);
+    if (close) {
+        CHECK(b.blocks == 1 && b.next < BLOCKED / 2, "%d blocks, %d items after a close",
+              b.blocks, b.next);
+    } else {
+        CHECK(b.next == BLOCKED, "%d of %d fired", b.next, BLOCKED);
+        CHECK(ld_deadlines_pending(b.d) == 0, "deadlines left");
+        ld_deadlines_close(b.d);
+        uv_run(&loop, UV_RUN_NOWAIT);
+    }
+    CHECK(uv_loop_close(&loop) == 0, "handles left after close");
+}
+
 int main(void)
 {
     test_order();
     test_chain();
     test_spans();
     test_close_in_fire();
+    test_blocks(0);
+    test_blocks(1);
     return failures != 0;
 }

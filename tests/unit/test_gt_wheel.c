@@ -25,6 +25,22 @@ static long fired_count;
 static uint64_t last_tick; /* of the latest firing: firings never go back in time */
 static int failures;
 
+/* The wheel fires the items due in one tick a block at a time; the checks below take
+ * them one at a time, as fn(item, ctx), in the order the block gives them. */
+typedef struct each {
+    void (*fn)(void *item, void *ctx);
+    void *ctx;
+} each;
+
+static void fire_each(void *const *fired, size_t n, void *ctx)
+{
+    const each *e = ctx;
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        e->fn(fired[i], e->ctx);
+}
+
 /* Records when and in which order an item fired, and that the clock never went back. */
 static void on_fire(void *p, void *ctx)
 {
@@ -80,7 +96,7 @@ static void round_trip(uint64_t start, int mode, uint64_t seed)
             break;
         }
         now = mode == 0 ? next : mode == 1 ? now + 1 + rnd(&s) % 5000 : next + 3;
-        ld_wheel_advance(&wheel, now, on_fire, NULL);
+        ld_wheel_advance(&wheel, now, fire_each, &(each){on_fire, NULL});
         if (wheel.owned != owned) {
             fprintf(stderr, "advance grew the wheel from %zu to %zu blocks\n", owned,
                     wheel.owned);
@@ -120,7 +136,7 @@ static void ordering(void)
         fprintf(stderr, "a deadline at the clock was accepted\n");
         failures++;
     }
-    ld_wheel_advance(&wheel, 5000, on_fire, NULL);
+    ld_wheel_advance(&wheel, 5000, fire_each, &(each){on_fire, NULL});
     for (long i = 0; i < 10; i++) {
         long want = i < 5 ? 5 + i : i - 5;
         if (items[i].order != want) {
@@ -174,9 +190,11 @@ static void readd(uint64_t start, int one_call, uint64_t seed)
         ld_wheel_add(&wheel, &items[i], items[i].due);
     }
     if (one_call)
-        ld_wheel_advance(&wheel, start + (1ull << 40), on_fire_again, &s);
+        ld_wheel_advance(&wheel, start + (1ull << 40), fire_each,
+                         &(each){on_fire_again, &s});
     while (wheel.count != 0)
-        ld_wheel_advance(&wheel, ld_wheel_next(&wheel), on_fire_again, &s);
+        ld_wheel_advance(&wheel, ld_wheel_next(&wheel), fire_each,
+                         &(each){on_fire_again, &s});
     ld_wheel_fini(&wheel);
     for (long i = 0; i < N; i++) {
         if (items[i].fired != 2) {
@@ -210,7 +228,7 @@ static void opaque(void)
         uintptr_t token = i * 7 % 1000 + 1;
         ld_wheel_add(&wheel, (void *)token, 77 + token * 37);
     }
-    ld_wheel_advance(&wheel, 77 + 1000 * 37, on_fire_token, &want);
+    ld_wheel_advance(&wheel, 77 + 1000 * 37, fire_each, &(each){on_fire_token, &want});
     if (want != 1001 || wheel.count != 0) {
         fprintf(stderr, "tokens stopped at %zu\n", (size_t)want);
         failures++;
@@ -239,7 +257,7 @@ static void reserved(void)
         owned = wheel.owned;
         for (size_t i = 0; i < counts[c]; i++)
             ld_wheel_add(&wheel, &items[i % N], 2 + (uint64_t)i * 257);
-        ld_wheel_advance(&wheel, UINT64_MAX / 2, on_fire, NULL);
+        ld_wheel_advance(&wheel, UINT64_MAX / 2, fire_each, &(each){on_fire, NULL});
         if (wheel.owned != owned || wheel.count != 0) {
             fprintf(stderr, "%zu adds after their reserve grew %zu blocks to %zu\n",
                     counts[c], owned, wheel.owned);
