@@ -67,15 +67,27 @@ typedef struct ld_cli_opt {
 #define LD_CLI_SIZE(w)                                                                   \
     (sizeof *(w) + 0 * sizeof(char[sizeof *(w) == 4 || sizeof *(w) == 8 ? 1 : -1]))
 
+/* A flag's and a time's where, through the type each must have: a where of another
+ * type does not compile (-Werror=incompatible-pointer-types). */
+static inline void *ld_cli_flag_at(int *where)
+{
+    return where;
+}
+
+static inline void *ld_cli_ms_at(double *where)
+{
+    return where;
+}
+
 /* The rows of a table, one per kind; each where is checked against its kind's type. */
 /* clang-format off */
 #define LD_CLI_OPT_FLAG(n, w)                                                            \
-    {.name = (n), .kind = LD_CLI_FLAG, .where = _Generic((w), int *: (w))}
+    {.name = (n), .kind = LD_CLI_FLAG, .where = ld_cli_flag_at(w)}
 #define LD_CLI_OPT_COUNT(n, w, lo, hi)                                                   \
     {.name = (n), .kind = LD_CLI_COUNT, .where = (w), .size = LD_CLI_SIZE(w),            \
      .count = {(lo), (hi)}}
 #define LD_CLI_OPT_MS(n, w, lo, hi)                                                      \
-    {.name = (n), .kind = LD_CLI_MS, .where = _Generic((w), double *: (w)),              \
+    {.name = (n), .kind = LD_CLI_MS, .where = ld_cli_ms_at(w),                          \
      .ms = {(lo), (hi)}}
 #define LD_CLI_OPT_CHOICE(n, w, list)                                                    \
     {.name = (n), .kind = LD_CLI_CHOICE, .where = (w), .size = LD_CLI_SIZE(w),           \
