@@ -257,5 +257,12 @@ int ld_job_check(const ld_job *job, char *err, size_t errlen)
                  job->name);
         return -EINVAL;
     }
+    if (job->tasks && job->ncolumns) { /* a per-task dataset has a row per trade */
+        snprintf(err, errlen,
+                 "job %s counts tasks of its own (--%s), so it has no per-task columns: "
+                 "report figures instead",
+                 job->name, job->tasks_option);
+        return -EINVAL;
+    }
     return check_names(job, err, errlen);
 }

@@ -305,7 +305,8 @@ typedef struct ld_job {
      * trade of the rank's share of --trades, so a run needs a trade per rank. A job
      * with tasks of its own counts them in `tasks` (those of one rank under cfg) and
      * names in tasks_option the option of its own that sets them ("tasks", without
-     * "--"); it uses no trades, and runs on any number of ranks. */
+     * "--"); it uses no trades, runs on any number of ranks, and reports figures, not
+     * per-task columns (a per-task dataset has a row per trade). */
     uint64_t (*tasks)(const ld_job_config *cfg);
     const char *tasks_option;
     /* The green-thread stacks strategy s needs for the rank's n tasks: the harness
@@ -358,9 +359,10 @@ extern const size_t ld_njobs;
 const ld_job *ld_job_find(const char *name);
 
 /* Whether job keeps within the limits above, declares its tasks whole (tasks with
- * tasks_option, an option of its own), and names no two of its columns, strategies,
- * options or table figures alike, nor two percentile columns with one unit (their
- * datasets are named by it): 0, or -EINVAL with one line in err naming the job. */
+ * tasks_option, an option of its own, and then no per-task columns), and names no two
+ * of its columns, strategies, options or table figures alike, nor two percentile
+ * columns with one unit (their datasets are named by it): 0, or -EINVAL with one line
+ * in err naming the job. */
 int ld_job_check(const ld_job *job, char *err, size_t errlen);
 
 /* ld_job_check for every job, at start: 0, or -EINVAL for the first that fails. */

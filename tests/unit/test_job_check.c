@@ -1,7 +1,8 @@
 /* test_job_check.c: ld_job_check refuses a declaration that names two of its columns,
  * strategies, options or table figures alike, or two percentile columns with one unit
- * (their datasets would collide), each in one line naming the job and the name; a
- * declaration without them passes, and so does every registered job. */
+ * (their datasets would collide), each in one line naming the job and the name, and a
+ * job with tasks of its own that declares per-task columns; a declaration without them
+ * passes, and so does every registered job. */
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
@@ -107,6 +108,25 @@ static void check_twins(void)
     check_refused(&job, "job bad has two table figures named rps");
 }
 
+static uint64_t own_tasks(const ld_job_config *cfg)
+{
+    (void)cfg;
+    return 1;
+}
+
+/* A job's per-task datasets have a row per trade, so a job with tasks of its own
+ * reports figures, never per-task columns. */
+static void check_own_tasks(void)
+{
+    ld_job job = good_job();
+    job.tasks = own_tasks, job.tasks_option = "x";
+    check_refused(&job, "job bad counts tasks of its own (--x), so it has no per-task "
+                        "columns: report figures instead");
+    job.columns = NULL, job.ncolumns = 0, job.result_size = 0;
+    char err[256] = "";
+    CHECK(ld_job_check(&job, err, sizeof err) == 0, "own tasks, no columns: %s", err);
+}
+
 static void check_passes(void)
 {
     char err[256] = "";
@@ -123,6 +143,7 @@ static void check_passes(void)
 int main(void)
 {
     check_twins();
+    check_own_tasks();
     check_passes();
     return failures != 0;
 }
