@@ -31,20 +31,25 @@
 
 enum { EXIT_BAD_INPUT = 2 };
 
-/* One line on stderr, even when it names a file whose name holds a newline or a
- * terminal escape: control characters show as '?'. */
+/* One line on stderr, in one write, even when it names a file whose name holds a
+ * newline or a terminal escape: control characters show as '?'. */
 static void say(const char *msg)
 {
-    fputs("loomdist: ", stderr);
-    for (const char *c = msg; *c != '\0'; c++)
-        fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, stderr);
-    fputc('\n', stderr);
+    char line[LD_OUTPUT_MAX + 512];
+    size_t n = (size_t)snprintf(line, sizeof line - 1, "loomdist: %s", msg);
+    n = n < sizeof line - 1 ? n : sizeof line - 2;
+    for (size_t k = 0; k < n; k++)
+        if ((unsigned char)line[k] < 0x20 || line[k] == 0x7f)
+            line[k] = '?';
+    line[n] = '\n';
+    fwrite(line, 1, n + 1, stderr);
 }
 
 /* Rank 0 says it once; every rank leaves with the same status. Every caller with a
  * non-zero status has the ranks' agreement that the run ends (each check and step
  * reduces its outcome over all ranks first), so no rank leaves while another still
- * works, and the launcher's teardown after the first rank exits is no news. */
+ * works. The others wait until rank 0 has said it: a launcher that ends the job at
+ * the first rank's exit (srun --kill-on-bad-exit) then cannot cut the line short. */
 static int leave(int rank, int status, const char *msg)
 {
     if (status != 0)
@@ -52,6 +57,7 @@ static int leave(int rank, int status, const char *msg)
     if (rank == 0 && msg)
         say(msg);
     fflush(stderr);
+    MPI_Barrier(MPI_COMM_WORLD);
     MPI_Finalize();
     return status;
 }
@@ -319,6 +325,10 @@ int main(int argc, char **argv)
     ld_phases_start(&ph, ld_phases_now());
     ld_ompi_env_defaults();
     MPI_Init(&argc, &argv);
+    /* A pipe or socket whose reader has gone is an error code to the call that wrote to
+     * it (the HTTP clients and servers of a job; rank 0's stderr once srun has ended
+     * the step), never the death of the rank with its exit status lost. */
+    signal(SIGPIPE, SIG_IGN);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     ld_options o;
@@ -344,9 +354,6 @@ int main(int argc, char **argv)
     o.rank = rank;
     ld_phases_end(&ph, LD_PHASE_STARTUP);
     ld_interrupt_arm(rank, o.output);
-    /* A socket whose peer has gone is an error code to the call that wrote to it (the
-     * HTTP clients and servers of a job), never the death of the rank. */
-    signal(SIGPIPE, SIG_IGN);
     if (check_run(MPI_COMM_WORLD, &o, err, sizeof err) != 0)
         return leave(rank, EXIT_BAD_INPUT, err);
     return run(MPI_COMM_WORLD, &o, argc, argv, &ph);
