@@ -8,7 +8,6 @@
 #include "var.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
 /* The test build's loomdist-toy adds the toy job of tests/fixtures/toy_job, which the
