@@ -93,6 +93,14 @@ static void say_short(const ld_options *o, int ranks_per_node, size_t j,
                  ranks_per_node, limit, (double)room / (1u << 30), job->tasks_option);
 }
 
+/* The CPUs this rank may use, as the jobs will size their threads by them; one when
+ * they cannot be read. */
+static void rank_cpus(ld_cpus *out)
+{
+    if (ld_cpus_current(out) != 0)
+        *out = (ld_cpus){.n = 1};
+}
+
 /* The ranks that share this rank's node. */
 static int node_ranks(MPI_Comm comm)
 {
@@ -116,8 +124,7 @@ int ld_resources_check(MPI_Comm comm, const ld_options *o, char *err, size_t err
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     ld_cpus cpus;
-    if (ld_cpus_current(&cpus) != 0)
-        cpus = (ld_cpus){.n = 1};
+    rank_cpus(&cpus);
     rank_needs(o, &cpus, ld_partition_count(o->trades, size, rank), need, tasks);
     long long avail = mem_available(), room = cgroup_room();
     int from_cgroup = room >= 0 && (avail < 0 || room < avail);
@@ -223,10 +230,8 @@ int ld_resources_limits(MPI_Comm comm, const ld_options *o, char *err, size_t er
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     ld_cpus cpus;
-    int short_here = 0;
-    if (ld_cpus_current(&cpus) != 0)
-        cpus = (ld_cpus){.n = 1};
-    short_here = threads_short(o, &cpus, node_ranks(comm), err, errlen);
+    rank_cpus(&cpus);
+    int short_here = threads_short(o, &cpus, node_ranks(comm), err, errlen);
     for (size_t j = 0; !short_here && j < ld_njobs; j++)
         if (o->selected[j] && ld_jobs[j]->mem_floor)
             short_here = limit_short(o, j, &cpus, err, errlen);
