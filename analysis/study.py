@@ -25,7 +25,7 @@ import tempfile
 
 from . import claims as registry
 from . import study_arms as arms_of
-from . import study_page, verdicts
+from . import peer_pool, study_page, verdicts
 
 PROG = "loomdist-study"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -168,6 +168,25 @@ def _go(peers, work, runs):
     return out, None
 
 
+def _go_pool(peers, work, mode):
+    """Go's net/http peer of the pool job (analysis/peer_pool.py), a goroutine per
+    connection, at the arms' connections and phases: one run per arm iteration."""
+    size = {"full": (10000, 30, 30, 3), "quick": (10000, 3, 5, 3)}[mode]
+    if not shutil.which("wrk"):
+        return None, "wrk not installed"
+    got, why = _go(peers, work, [])
+    if got is None:
+        return None, why
+    seedbench = os.path.join(work, "go", "seedbench")
+    conns, warm, measure, runs = size
+    command = (f"./seedbench backend B {peer_pool.THINK_MS} & ./seedbench pool-server S "
+               f"http://B/ & wrk -t1 -c{conns} -d{warm}s http://S/; "
+               f"wrk -t1 -c{conns} -d{measure}s http://S/")
+    return [{"name": f"Go fresh, run {i + 1}", "command": command,
+             "result": f"{peer_pool.go_pool_rps(seedbench, conns, warm, measure):,.0f} "
+                       "req/s"} for i in range(runs)], None
+
+
 def _peers(study, mode, peers, work, cpus):
     """Run the study's peers where installed; list those absent and why."""
     ran, absent = [], []
@@ -194,9 +213,7 @@ def _peers(study, mode, peers, work, cpus):
             ({"GOMAXPROCS": str(procs)}, ["models", tasks, "6", "1"])
             for tasks in ("1000", "50000") for procs in sorted({1, min(4, cpus)})]))
     elif study == "pooling":
-        absent.append({"name": "Go (seedbench pool-server)", "why": "not driven by this "
-                       "command: it needs its own backend, server and wrk; "
-                       "results/2026-12-01-amd-epyc-pooling.md gives the commands"})
+        take("Go (seedbench pool-server)", _go_pool(peers, work, mode))
     else:
         absent.append({"name": "any", "why": "no peer implements the mixed workload"})
     return {"ran": ran, "absent": absent}
