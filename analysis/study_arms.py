@@ -64,18 +64,22 @@ def _pool_derived(m):
                        zip(m["stack_resident_mib"], m["frozen_mean"], m["capacity_mean"])]
 
 
-# What an unserved iteration still measures: the group's counters and its peak.
+# What an unserved or killed iteration still measures: the group's counters and its
+# peak.
 SERVED_OR_NOT = ("unserved", "killed", "limit_hits", "mem_limit_mib", "clamped",
                  "cgroup_peak_mib")
 
 
 def served(arms):
-    """The arms as the page and the verdicts read them: in a pool arm, an unserved
-    iteration's figures are withdrawn (None), all but SERVED_OR_NOT."""
+    """The arms as the page and the verdicts read them: in a pool arm, the figures of an
+    iteration that was unserved, or killed at its memory bound, are withdrawn (None), all
+    but SERVED_OR_NOT. A killed server's rate of 0 is the bound's verdict on it, not a
+    rate: it is read from `killed` and `limit_hits`, never averaged in."""
     for arm in arms.values():
         for m in arm["strategies"].values():
-            flags = m.get("unserved")
-            if not flags:
+            flags = [bool(u) or bool(k) for u, k in
+                     zip(m.get("unserved", []), m.get("killed", []))]
+            if not any(flags):
                 continue
             for k in m:
                 if k not in SERVED_OR_NOT:

@@ -18,6 +18,32 @@ def _limit(arm):
     return f"{max(granted):.0f} MiB memory cgroup"
 
 
+# The pool job's phases under --study-phases (LD_POOL_STUDY_S, jobs/pool/pool.h): its
+# warmup_s and measure_s attributes keep the options' values, which the flag overrides.
+STUDY_PHASE_S = 30
+
+
+def _phases(attrs):
+    """A pool arm's warm-up and measured phases as they ran."""
+    if attrs.get("study_phases"):
+        return f"{STUDY_PHASE_S} s warm-up + {STUDY_PHASE_S} s measured"
+    return f"{attrs['warmup_s']:g} s warm-up + {attrs['measure_s']:g} s measured"
+
+
+def _tight_did(arms):
+    """What the tight bound did to each strategy, beside the loose arm's peak: the runs
+    it killed, or that it let serve."""
+    loose, tight = arms["loose"]["strategies"], arms["tight"]["strategies"]
+    parts = []
+    for name, m in tight.items():
+        killed = sum(1 for k in m.get("killed", []) if k)
+        peaks = [p for p in loose.get(name, {}).get("cgroup_peak_mib", []) if p]
+        need = f", loose peak {max(peaks):.0f} MiB" if peaks else ""
+        parts.append(f"{name} killed in {killed} of {len(m.get('killed', []))} runs{need}")
+    return ("; ".join(parts) + ". A bound below what the server needs ends it (OOM "
+            "killer); nothing here slows before it as a collected heap does")
+
+
 def _binds(peak, limit):
     """Whether the low profile's memory limit bound, in words."""
     if limit <= 0:
@@ -50,8 +76,9 @@ def setup(study, sitting):
                  memory="none (peak RSS measured)")
     elif study == "pooling":
         s.update(connections=f"{first['connections']:,}", think_ms=f"{first['think_ms']:g} ms",
-                 phases=f"{first['warmup_s']:g} s warm-up + {first['measure_s']:g} s measured",
+                 phases=_phases(first),
                  loose_limit=_limit(arms["loose"]), tight_limit=_limit(arms["tight"]),
+                 tight_did=_tight_did(arms),
                  memory="the server's memory cgroup: stacks, heap and socket buffers; past "
                         "it the OOM killer ends the server",
                  arms="fresh, pooled (reuses its chunk: the fix's behaviour), pooled-trim; "

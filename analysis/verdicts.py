@@ -183,7 +183,9 @@ def judge(rule, est, context=None):
     if kind == "not_applicable":
         return Verdict("not applicable", rule["reason"])
     if est is None:
-        return Verdict("inconclusive", "no measurement: the arm did not run or gave nothing")
+        return Verdict("inconclusive", "no measurement: the arm did not run, or none of "
+                       "its runs served to the end (each killed at its memory bound, or "
+                       "never reached by the load)")
     if est.lo is None:
         return Verdict("inconclusive", f"no interval from n={est.n}")
     if kind == "figure":

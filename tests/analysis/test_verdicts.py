@@ -123,6 +123,26 @@ class Rounds(unittest.TestCase):
         self.assertEqual(m["strategies"]["y"]["rps"], [4.0])
         self.assertEqual(m["rounds"], 2)
 
+    def test_killed_and_unserved_runs_are_no_rate(self):
+        """A pool run killed at its bound, or never reached by the load, keeps its
+        counters and peak; its rate is withdrawn, so a ratio over an arm of such runs
+        has no measurement rather than a rate of 0."""
+        from analysis import study_arms
+        arms = {"tight": {"strategies": {"fresh": {
+            "rps": [0.0, 0.0, 900.0], "killed": [1.0, 0.0, 0.0],
+            "unserved": [0.0, 1.0, 0.0], "cgroup_peak_mib": [100.0, 90.0, 80.0]}}}}
+        m = study_arms.served(arms)["tight"]["strategies"]["fresh"]
+        self.assertEqual(m["rps"], [None, None, 900.0])
+        self.assertEqual(m["cgroup_peak_mib"], [100.0, 90.0, 80.0])
+        self.assertEqual(m["killed"], [1.0, 0.0, 0.0])
+        dead = {"t": {"strategies": {"x": {"rps": [0.0, 0.0], "killed": [1.0, 1.0],
+                                           "unserved": [0.0, 0.0]}}},
+                "l": {"strategies": {"x": {"rps": [5.0, 6.0], "killed": [0.0, 0.0],
+                                           "unserved": [0.0, 0.0]}}}}
+        e = claims.measure({"kind": "ratio", "num": "t/x/rps", "den": "l/x/rps"},
+                           study_arms.served(dead))
+        self.assertEqual(judge(FIGURE, e).verdict, "inconclusive")
+
 
 class Registry(unittest.TestCase):
     def test_every_claim_is_judgeable(self):
