@@ -2,10 +2,11 @@
  *
  * Why advance never runs out of blocks. Every block of a slot but its tail is full, so
  * a slot of n pairs holds at most n/15 + 1 blocks (integer division), and all the slots
- * together at most count/15 + (non-empty slots) <= count/15 + min(count, 2048). While a
+ * together at most count/15 + (non-empty slots) <= count/15 + min(count, S), S the
+ * slots of all levels (LD_WHEEL_SLOTS_ALL). While a
  * list detached from a slot is walked, it adds the block being walked and the rest of
  * the list, whose blocks are full but for its last: (pairs left)/15 + 1 more. Taking a
- * block therefore never brings the blocks in use above count/15 + min(count, 2048) + 2,
+ * block therefore never brings the blocks in use above count/15 + min(count, S) + 2,
  * the number blocks_needed returns and ld_wheel_add keeps the wheel owning, with the
  * pair just placed counted. Advance only ever lowers count, blocks_needed grows with
  * count, and blocks are never freed before fini, so the bound set up by the last add
@@ -17,10 +18,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WHEEL_BITS 8u
+#define WHEEL_BITS 8u /* each level's digit above level 0 */
 #define WHEEL_MASK (LD_WHEEL_SLOTS - 1u)
-#define WHEEL_SLOTS_ALL ((size_t)LD_WHEEL_LEVELS * LD_WHEEL_SLOTS)
+#define WHEEL_SLOTS_ALL ((size_t)LD_WHEEL_SLOTS_ALL)
 #define BATCH_BLOCKS 64 /* blocks per allocation, the first of them its header */
+
+_Static_assert(LD_WHEEL_SLOTS0 == 64 * 64, "one bit of words0 per word of level 0");
+_Static_assert(LD_WHEEL_BITS0 + WHEEL_BITS * (LD_WHEEL_LEVELS - 1) >= 64,
+               "the levels cover every bit of a tick");
+
+/* Where level L's digit starts in a tick: level 0's the low LD_WHEEL_BITS0 bits, each
+ * level's above it the next byte. Level L + 1's shift is where L's digit ends. */
+static inline unsigned level_shift(unsigned level)
+{
+    return level == 0 ? 0 : LD_WHEEL_BITS0 + WHEEL_BITS * (level - 1);
+}
+
+/* Where level L's slots start in the row of all slots. */
+static inline unsigned level_base(unsigned level)
+{
+    return level == 0 ? 0 : LD_WHEEL_SLOTS0 + LD_WHEEL_SLOTS * (level - 1);
+}
+
+/* The slot, in the row, of tick t's digit at level L. */
+static inline unsigned slot_at(unsigned level, uint64_t t)
+{
+    unsigned mask = level == 0 ? LD_WHEEL_SLOTS0 - 1 : WHEEL_MASK;
+
+    return level_base(level) + ((unsigned)(t >> level_shift(level)) & mask);
+}
+
+/* t's digits below level L's: how far t lies past the start of its slot at level L,
+ * 0 exactly at one of L's boundaries. */
+static inline uint64_t below_digit(unsigned level, uint64_t t)
+{
+    return t & ((1ull << level_shift(level)) - 1);
+}
 
 /* Four cache lines, aligned to them, so a walk through a slot streams. A pair is an
  * item and its due tick, kept in two arrays, so that a fired block hands its items on
@@ -100,28 +133,29 @@ static void block_give(ld_wheel *w, ld_wheel_block *b)
 
 /* A slot's tail block has no room, or there is none: start one. Every block but the
  * tail stays full, which the bound on blocks relies on. */
-static __attribute__((noinline)) ld_wheel_block *slot_extend(ld_wheel *w, unsigned level,
-                                                             unsigned slot)
+static __attribute__((noinline)) ld_wheel_block *slot_extend(ld_wheel *w, unsigned at)
 {
-    ld_wheel_block *tail = w->tail[level][slot], *b = block_take(w);
+    ld_wheel_block *tail = w->tail[at], *b = block_take(w);
 
     if (tail == NULL) {
-        w->head[level][slot] = b;
-        w->busy[level][slot / 64] |= 1ull << (slot % 64);
+        w->head[at] = b;
+        w->busy[at / 64] |= 1ull << (at % 64);
+        if (at < LD_WHEEL_SLOTS0)
+            w->words0 |= 1ull << (at / 64);
     } else {
         tail->next = b;
     }
-    w->tail[level][slot] = b;
+    w->tail[at] = b;
     return b;
 }
 
-/* The tail block of due's slot, with room for one more pair. */
-static inline __attribute__((always_inline)) ld_wheel_block *
-slot_tail(ld_wheel *w, unsigned level, unsigned slot)
+/* The tail block of the slot at `at`, with room for one more pair. */
+static inline __attribute__((always_inline)) ld_wheel_block *slot_tail(ld_wheel *w,
+                                                                       unsigned at)
 {
-    ld_wheel_block *b = w->tail[level][slot];
+    ld_wheel_block *b = w->tail[at];
 
-    return b != NULL && b->n != LD_WHEEL_BLOCK_ITEMS ? b : slot_extend(w, level, slot);
+    return b != NULL && b->n != LD_WHEEL_BLOCK_ITEMS ? b : slot_extend(w, at);
 }
 
 static inline void block_append(ld_wheel_block *b, void *item, uint64_t due)
@@ -132,26 +166,33 @@ static inline void block_append(ld_wheel_block *b, void *item, uint64_t due)
 }
 
 /* Empty a slot and return its list of blocks, oldest first. */
-static ld_wheel_block *slot_take(ld_wheel *w, unsigned level, unsigned slot)
+static ld_wheel_block *slot_take(ld_wheel *w, unsigned at)
 {
-    ld_wheel_block *list = w->head[level][slot];
+    ld_wheel_block *list = w->head[at];
 
-    w->head[level][slot] = NULL;
-    w->tail[level][slot] = NULL;
-    w->busy[level][slot / 64] &= ~(1ull << (slot % 64));
+    w->head[at] = NULL;
+    w->tail[at] = NULL;
+    w->busy[at / 64] &= ~(1ull << (at % 64));
+    if (at < LD_WHEEL_SLOTS0 && w->busy[at / 64] == 0)
+        w->words0 &= ~(1ull << (at / 64));
     return list;
 }
 
-/* A pair goes to the level of the highest byte in which due and the clock differ, in
- * that byte's slot: this returns that slot's tail, with room. One due now has no such
- * byte: the |1 puts it at level 0, in the clock's own slot, the one that fires next,
- * without a branch. */
+/* A pair goes to the level of the highest digit in which due and the clock differ, in
+ * that digit's slot: this returns that slot's tail, with room. The highest differing
+ * bit b is in level 0's digit below LD_WHEEL_BITS0, and in level 1 + (b - BITS0) / 8
+ * above it: raising b to at least BITS0 - 1 makes one division give both. One due now
+ * has no differing bit: the |1 puts it at level 0, in the clock's own slot, the one
+ * that fires next. */
 static inline __attribute__((always_inline)) ld_wheel_block *wheel_tail(ld_wheel *w,
                                                                         uint64_t due)
 {
-    unsigned level = (unsigned)(63 - __builtin_clzll((due ^ w->now) | 1)) / WHEEL_BITS;
+    unsigned high = (unsigned)(63 - __builtin_clzll((due ^ w->now) | 1));
+    unsigned level;
 
-    return slot_tail(w, level, (unsigned)(due >> (level * WHEEL_BITS)) & WHEEL_MASK);
+    high = high > LD_WHEEL_BITS0 - 1 ? high : LD_WHEEL_BITS0 - 1;
+    level = (high - (LD_WHEEL_BITS0 - WHEEL_BITS)) / WHEEL_BITS;
+    return slot_tail(w, slot_at(level, due));
 }
 
 /* Pairs placed one after another, as an add of many spans and a cascade place them:
@@ -255,7 +296,8 @@ void ld_wheel_add_spans(ld_wheel *w, const ld_wheel_span *spans, size_t n,
     w->count += n;
 }
 
-/* The first non-empty slot after `after`, or -1: a scan of at most four words. */
+/* The first non-empty slot of a level above 0 after its slot `after`, or -1: a scan of
+ * at most four words. Slots count from the level's first. */
 static int next_busy(const uint64_t *busy, unsigned after)
 {
     unsigned i = after + 1;
@@ -269,6 +311,25 @@ static int next_busy(const uint64_t *busy, unsigned after)
     return -1;
 }
 
+/* The same for level 0, whose 64 words words0 summarizes: the rest of after's word,
+ * then the first non-zero word beyond it. */
+static int next_busy0(const ld_wheel *w, unsigned after)
+{
+    unsigned i = after + 1, word = i / 64;
+    uint64_t bits, words;
+
+    if (i == LD_WHEEL_SLOTS0)
+        return -1;
+    bits = w->busy[word] >> (i % 64);
+    if (bits != 0)
+        return (int)(i + (unsigned)__builtin_ctzll(bits));
+    words = word == 63 ? 0 : w->words0 & (~0ull << (word + 1));
+    if (words == 0)
+        return -1;
+    word = (unsigned)__builtin_ctzll(words);
+    return (int)(word * 64 + (unsigned)__builtin_ctzll(w->busy[word]));
+}
+
 /* Pairs of a level are all due before the next boundary of the level above, so the
  * lowest non-empty level holds the answer: the start of its first non-empty slot. */
 uint64_t ld_wheel_next(const ld_wheel *w)
@@ -278,21 +339,19 @@ uint64_t ld_wheel_next(const ld_wheel *w)
     if (w->count == 0)
         return UINT64_MAX;
     for (level = 0; level < LD_WHEEL_LEVELS; level++) {
-        unsigned shift = level * WHEEL_BITS;
-        int slot = next_busy(w->busy[level], (unsigned)(w->now >> shift) & WHEEL_MASK);
+        unsigned base_at = level_base(level), at = slot_at(level, w->now) - base_at;
+        int slot = level == 0 ? next_busy0(w, at) : next_busy(w->busy + base_at / 64, at);
         uint64_t base;
 
         if (slot < 0)
             continue;
-        base = level + 1 == LD_WHEEL_LEVELS
-                   ? 0
-                   : w->now >> (shift + WHEEL_BITS) << (shift + WHEEL_BITS);
-        return base | (uint64_t)slot << shift;
+        base = level + 1 == LD_WHEEL_LEVELS ? 0 : w->now - below_digit(level + 1, w->now);
+        return base | (uint64_t)slot << level_shift(level);
     }
     return UINT64_MAX;
 }
 
-/* At a boundary of level L (every lower byte of the clock 0), the slot the clock has
+/* At a boundary of level L (every lower digit of the clock 0), the slot the clock has
  * reached there moves down: its pairs are placed again against the new clock, all in
  * levels below L, and each block goes back free once walked, for the next to reuse.
  * Only the wheel's own blocks are read. */
@@ -301,14 +360,12 @@ static void wheel_cascade(ld_wheel *w)
     unsigned level;
 
     for (level = LD_WHEEL_LEVELS - 1; level >= 1; level--) {
-        unsigned shift = level * WHEEL_BITS;
         wheel_placer p = WHEEL_PLACER_INIT;
         ld_wheel_block *b, *next;
 
-        if ((w->now & ((1ull << shift) - 1)) != 0)
+        if (below_digit(level, w->now) != 0)
             continue;
-        for (b = slot_take(w, level, (unsigned)(w->now >> shift) & WHEEL_MASK); b != NULL;
-             b = next) {
+        for (b = slot_take(w, slot_at(level, w->now)); b != NULL; b = next) {
             unsigned i;
 
             next = b->next;
@@ -332,7 +389,7 @@ static void wheel_fire(ld_wheel *w, ld_wheel_fire fire, void *ctx)
 {
     ld_wheel_block *b, *next;
 
-    for (b = slot_take(w, 0, (unsigned)(w->now & WHEEL_MASK)); b != NULL; b = next) {
+    for (b = slot_take(w, slot_at(0, w->now)); b != NULL; b = next) {
         unsigned i;
 
         next = b->next;

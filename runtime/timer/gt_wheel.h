@@ -6,11 +6,13 @@
  * (plus however late the wheel is advanced). Adding and firing an item cost O(1)
  * whatever the number of items: a million sleepers cost no more per sleep than one.
  *
- * Eight levels of 256 slots cover every 64-bit tick. An item sits at the level of the
- * highest byte in which its deadline differs from the wheel's clock, in the slot of
- * that byte; when the clock reaches the start of that slot the item moves down a
- * level (a cascade), and at level 0 it fires. Slots are FIFO, so items due in the
- * same tick fire in the order they were added.
+ * Level 0 has 4,096 slots, one a tick (67 ms in all); seven levels of 256 slots above
+ * it cover every other bit of a 64-bit tick. An item sits at the level of the highest
+ * digit (the low 12 bits, then each byte above them) in which its deadline differs
+ * from the wheel's clock, in the slot of that digit; when the clock reaches the start
+ * of that slot the item moves down a level (a cascade), and at level 0 it fires. Most
+ * sleeps, a few ms to tens of ms, thus land in level 0 at once and never cascade.
+ * Slots are FIFO, so items due in the same tick fire in the order they were added.
  *
  * The wheel owns its entries: a slot is a list of blocks of LD_WHEEL_BLOCK_ITEMS
  * (item, due) pairs, taken from batches the wheel allocates. An item is an opaque
@@ -32,7 +34,10 @@
 
 #define LD_WHEEL_TICK_SHIFT 14
 #define LD_WHEEL_LEVELS 8
-#define LD_WHEEL_SLOTS 256
+#define LD_WHEEL_BITS0 12 /* level 0's digit */
+#define LD_WHEEL_SLOTS0 (1u << LD_WHEEL_BITS0)
+#define LD_WHEEL_SLOTS 256 /* each level's above it */
+#define LD_WHEEL_SLOTS_ALL (LD_WHEEL_SLOTS0 + (LD_WHEEL_LEVELS - 1) * LD_WHEEL_SLOTS)
 #define LD_WHEEL_BLOCK_ITEMS 15 /* pairs a block holds: 256 bytes with its header */
 
 typedef struct ld_wheel_block ld_wheel_block;
@@ -45,9 +50,11 @@ typedef struct ld_wheel {
     int halted;              /* ld_wheel_halt was called: nothing fires any more */
     ld_wheel_block *free;    /* spare blocks, last freed first */
     ld_wheel_block *batches; /* the header block of every batch, for fini */
-    uint64_t busy[LD_WHEEL_LEVELS][LD_WHEEL_SLOTS / 64]; /* non-empty slots */
-    ld_wheel_block *head[LD_WHEEL_LEVELS][LD_WHEEL_SLOTS];
-    ld_wheel_block *tail[LD_WHEEL_LEVELS][LD_WHEEL_SLOTS];
+    uint64_t words0;         /* level 0's non-zero words of busy */
+    /* Every level's slots in one row, level 0's first, then 256 for each level above. */
+    uint64_t busy[LD_WHEEL_SLOTS_ALL / 64]; /* non-empty slots */
+    ld_wheel_block *head[LD_WHEEL_SLOTS_ALL];
+    ld_wheel_block *tail[LD_WHEEL_SLOTS_ALL];
 } ld_wheel;
 
 /* n >= 1 items due in one tick, in the order they were added. */

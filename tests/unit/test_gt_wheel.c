@@ -243,7 +243,15 @@ static void opaque(void)
  * count, where the bound changes form. */
 static void reserved(void)
 {
-    static const size_t counts[] = {1, 15, 16, 100, 2047, 2048, 2049, 5000, 40000};
+    static const size_t counts[] = {1,
+                                    15,
+                                    16,
+                                    100,
+                                    LD_WHEEL_SLOTS_ALL - 1,
+                                    LD_WHEEL_SLOTS_ALL,
+                                    LD_WHEEL_SLOTS_ALL + 1,
+                                    20000,
+                                    40000};
 
     for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
         size_t owned;
@@ -263,6 +271,49 @@ static void reserved(void)
                     counts[c], owned, wheel.owned);
             failures++;
         }
+        ld_wheel_fini(&wheel);
+    }
+}
+
+/* Level 0's next busy slot is found through its summary of non-empty words: a few
+ * items in words far apart, at the ends of words and of level 0 and just past it, fire
+ * exactly when due as the clock jumps from event to event, and no jump passes a
+ * deadline, whether the clock starts at the start of a level-0 window or late in one
+ * (so that deadlines wrap into the next window, a level up). */
+static void sparse_level0(void)
+{
+    static const uint64_t after[] = {1,    2,    63,   64,   65,   127,  700,
+                                     2047, 4030, 4095, 4096, 4097, 9000, 70000};
+    static const uint64_t starts[] = {5 * LD_WHEEL_SLOTS0, 5 * LD_WHEEL_SLOTS0 + 4000};
+    const long n = (long)(sizeof after / sizeof after[0]);
+
+    for (size_t k = 0; k < 2; k++) {
+        ld_wheel_init(&wheel, starts[k]);
+        last_tick = starts[k];
+        fired_count = 0;
+        for (long i = 0; i < n; i++) {
+            items[i] = (item){.due = starts[k] + after[i]};
+            ld_wheel_add(&wheel, &items[i], items[i].due);
+        }
+        while (wheel.count != 0) {
+            uint64_t next = ld_wheel_next(&wheel);
+            for (long i = 0; i < n; i++)
+                if (!items[i].fired && items[i].due < next) {
+                    fprintf(stderr, "next %llu passes a deadline at %llu\n",
+                            (unsigned long long)next, (unsigned long long)items[i].due);
+                    failures++;
+                    ld_wheel_fini(&wheel);
+                    return;
+                }
+            ld_wheel_advance(&wheel, next, fire_each, &(each){on_fire, NULL});
+        }
+        for (long i = 0; i < n; i++)
+            if (items[i].fired != 1 || items[i].fired_at != items[i].due) {
+                fprintf(stderr, "sparse item due %llu fired %d times at %llu\n",
+                        (unsigned long long)items[i].due, items[i].fired,
+                        (unsigned long long)items[i].fired_at);
+                failures++;
+            }
         ld_wheel_fini(&wheel);
     }
 }
@@ -290,6 +341,7 @@ int main(void)
     readd(987654321, 0, 4);
     readd((1ull << 32) - 40000, 1, 5);
     opaque();
+    sparse_level0();
     dropped();
     reserved();
     if (failures) {
