@@ -15,7 +15,8 @@
  *
  * A new context starts with the floating-point control words of the thread that made
  * it, as pthread_create gives a new thread the creator's floating-point environment:
- * ld_ctx_make saves them, and ld_ctx_start puts them in force.
+ * the spawner reads them (ld_ctx_fp_save, once for a batch of spawns), ld_ctx_make
+ * keeps them, and ld_ctx_start puts them in force.
  */
 #ifndef LD_GT_SWITCH_H
 #define LD_GT_SWITCH_H
@@ -155,14 +156,14 @@ static inline void ld_ctx_announce(ld_ctx *c, void *stack_lo, size_t size)
 #endif
 }
 
-/* A new context on the stack [stack_lo, top), top 16-byte aligned, with the control
- * words of the calling thread: it runs its entry function when first switched to by
- * ld_ctx_begin. Nothing is written on the stack: copy mode's threads share one and
- * the frame of each is laid out only as it starts. */
-static inline void ld_ctx_make(ld_ctx *c, void *stack_lo, void *top)
+/* A new context on the stack [stack_lo, top), top 16-byte aligned, that starts with
+ * the control words fp (the spawner's, read by ld_ctx_fp_save): it runs its entry
+ * function when first switched to by ld_ctx_begin. Nothing is written on the stack:
+ * copy mode's threads share one and the frame of each is laid out only as it starts. */
+static inline void ld_ctx_make(ld_ctx *c, void *stack_lo, void *top, const ld_ctx_fp *fp)
 {
     c->sp = top;
-    ld_ctx_fp_save(&c->fp);
+    c->fp = *fp;
 #ifdef LD_CTX_UCONTEXT
     c->uc_stack_lo = stack_lo;
 #endif

@@ -126,9 +126,11 @@ void ld_sched_destroy(ld_sched *s);
 /* The loop this scheduler drives, for callers that add libuv handles of their own. */
 struct uv_loop_s *ld_sched_loop(ld_sched *s);
 
-/* From any thread, for watchdogs: the id of the green thread s is running (0 when it
- * runs none) and how many times it has switched into one. A carrier that shows the same
- * running id and switch count on two looks has been blocked in between. */
+/* From any thread, for watchdogs: the id of the green thread s last switched into (0
+ * between batches of resumes, and while it waits in its loop), and a count of its
+ * switches into threads, which moves on at the end of each batch. A carrier that shows
+ * the same nonzero id and count on two looks finished no batch in between: one thread
+ * has held it, unless the batch switched away and came back to that same thread. */
 void ld_sched_observe(const ld_sched *s, uint64_t *running, uint64_t *switches);
 
 /* Run green threads and the loop until no green thread is left and the loop has no

@@ -137,19 +137,25 @@ struct ld_sched {
 static _Thread_local ld_sched *sched_self;
 
 /* Ids are unique in the process, as gt.h promises, so they come from one counter; a
- * scheduler takes them LD_SCHED_IDS at a time, so carriers spawning at once do not
- * fight over its cache line. */
+ * scheduler takes them LD_SCHED_IDS at a time (or a batch's worth, if more), so
+ * carriers spawning at once do not fight over its cache line. A spawn takes the ids of
+ * its whole batch at once: the first of n in a row. */
 #define LD_SCHED_IDS 1024u
 static _Atomic uint64_t gt_next_id = 1;
 
-static uint64_t sched_next_id(ld_sched *s)
+static uint64_t sched_take_ids(ld_sched *s, size_t n)
 {
-    if (s->id_next == s->id_end) {
-        s->id_next =
-            atomic_fetch_add_explicit(&gt_next_id, LD_SCHED_IDS, memory_order_relaxed);
-        s->id_end = s->id_next + LD_SCHED_IDS;
+    uint64_t first;
+
+    if (s->id_end - s->id_next < n) {
+        uint64_t take = n > LD_SCHED_IDS ? n : LD_SCHED_IDS;
+
+        s->id_next = atomic_fetch_add_explicit(&gt_next_id, take, memory_order_relaxed);
+        s->id_end = s->id_next + take;
     }
-    return s->id_next++;
+    first = s->id_next;
+    s->id_next += n;
+    return first;
 }
 
 /* The run queue is FIFO: a thread that yields runs again after every other runnable
@@ -339,20 +345,16 @@ static uint64_t gt_capacity(const ld_sched *s, const ld_gt *g)
     return ld_stack_touched_bytes(&g->stack, s->page);
 }
 
-/* A spawned thread's capacity becomes resident: in copy mode its chunk's room, as it
- * has no spill yet (said outright, not read back from the chunk just written: that
- * load waits for the cold line). An own stack is either carved fresh, its header's
- * page first touched, or reused with what it had touched. */
-static inline __attribute__((always_inline)) void sched_count_spawn(ld_sched *s, ld_gt *g)
+/* A spawned thread's capacity becomes resident. In copy mode that is its chunk's room,
+ * as it has no spill yet: the spawn adds it for the whole batch (said outright, not
+ * read back from the chunks just written: that load waits for the cold line). An own
+ * stack is either carved fresh, its header's page first touched, or reused with what
+ * it had touched; this counts it. */
+static inline __attribute__((always_inline)) void sched_count_spawn_own(ld_sched *s,
+                                                                        ld_gt *g)
 {
     ld_gt_stack_stats *st = &s->stats;
 
-    g->small_run = 0;
-    g->small_max = 0;
-    if (s->run.lo != NULL) {
-        st->bytes_resident += LD_STACK_CHUNK_ROOM;
-        return;
-    }
     st->chunk_allocs += g->stack.fresh;
     st->chunk_reuses += !g->stack.fresh;
     if (g->stack.fresh)
@@ -556,9 +558,18 @@ static void sched_enter(ld_sched *s, ld_gt *g)
 {
     s->current = g;
     g->state = GT_RUNNING;
-    uint64_t n = atomic_load_explicit(&s->switches, memory_order_relaxed);
-    atomic_store_explicit(&s->switches, n + 1, memory_order_relaxed);
     atomic_store_explicit(&s->observed_id, g->id, memory_order_relaxed);
+}
+
+/* After a batch, for watchdogs: no thread runs, and the switch count moves on by the
+ * batch's resumes. Counted a batch at a time, not a resume at a time, as gt.h allows:
+ * two looks that see one thread and one count saw no batch end in between. */
+static void sched_batch_done(ld_sched *s, unsigned resumes)
+{
+    uint64_t n = atomic_load_explicit(&s->switches, memory_order_relaxed);
+
+    atomic_store_explicit(&s->switches, n + resumes, memory_order_relaxed);
+    atomic_store_explicit(&s->observed_id, 0, memory_order_relaxed);
 }
 
 /* Copy mode, before g runs: the run stack changes hands. The frames of its last owner
@@ -593,7 +604,6 @@ static void sched_resume(ld_sched *s, ld_gt *g)
         ld_ctx_begin(&s->ctx, &g->ctx, gt_entry, g);
     }
     g = s->current;
-    atomic_store_explicit(&s->observed_id, 0, memory_order_relaxed);
     s->current = NULL;
     if (!ld_stack_intact(&g->stack) ||
         (g->state == GT_DONE && !ld_stack_intact_at_end(&g->stack)))
@@ -626,13 +636,14 @@ static inline __attribute__((always_inline)) void sched_prefetch(const ld_sched 
 
 static void sched_run_batch(ld_sched *s)
 {
-    int i;
+    unsigned i;
 
     for (i = 0; i < LD_SCHED_BATCH && s->runq_len != 0; i++) {
         if (s->runq_len > LD_SCHED_PREFETCH)
             sched_prefetch(s, runq_peek(s, LD_SCHED_PREFETCH));
         sched_resume(s, runq_pop(s));
     }
+    sched_batch_done(s, i);
 }
 
 /* Sleepers due in one tick are queued together, without being touched: each learns
@@ -817,37 +828,76 @@ static int sched_spawn_check(const ld_sched *s, ld_gt_fn fn)
     return s != sched_self ? -EPERM : 0;
 }
 
-/* A new thread in the header of st, counted and runnable, for the caller to queue
- * and to count live. It lives in its stack's header, so a spawn allocates nothing
- * else. Inlined into both spawns, the batch's loop above all. */
+/* What every thread of one spawn shares, worked out once for a batch and kept in
+ * locals, which the writes to each new thread cannot be taken to change: the function
+ * and its argument, the next id, the spawner's control words, and in copy mode the run
+ * stack (run_lo NULL with own stacks). */
+typedef struct gt_spawn {
+    ld_sched *sched;
+    ld_gt_fn fn;
+    void *arg;
+    uint64_t id;
+    void *run_lo;
+    char *run_top;
+    ld_ctx_fp fp;
+} gt_spawn;
+
+static inline __attribute__((always_inline)) void
+sched_spawn_begin(gt_spawn *sp, ld_sched *s, ld_gt_fn fn, void *arg, size_t n)
+{
+    sp->sched = s;
+    sp->fn = fn;
+    sp->arg = arg;
+    sp->id = sched_take_ids(s, n);
+    sp->run_lo = s->run.lo;
+    sp->run_top = s->run_top;
+    ld_ctx_fp_save(&sp->fp);
+}
+
+/* A new thread in the header of st, runnable, for the caller to queue, to count live
+ * and, in copy mode, to count resident. It lives in its stack's header, so a spawn
+ * allocates nothing else. Inlined into both spawns, the batch's loop above all. */
 static inline __attribute__((always_inline)) ld_gt *
-sched_spawn_one(ld_sched *s, ld_stack *st, ld_gt_fn fn, void *arg, bool joinable)
+sched_spawn_one(gt_spawn *sp, ld_stack *st, bool joinable)
 {
     ld_gt *g = (ld_gt *)st;
 
-    g->sched = s;
+    g->sched = sp->sched;
     g->joiner = NULL;
-    g->fn = fn;
-    g->arg = arg;
-    g->id = sched_next_id(s);
+    g->fn = sp->fn;
+    g->arg = sp->arg;
+    g->id = sp->id++;
     atomic_init(&g->remote_wake, 0u);
+    g->small_run = 0;
+    g->small_max = 0;
+    g->state = GT_READY;
     g->joinable = joinable;
     g->permit = false;
     g->resume_pending = false;
     g->started = false;
     g->frozen = (ld_copy_frozen){0};
-    if (s->run.lo != NULL)
-        ld_ctx_make(&g->ctx, s->run.lo, s->run_top);
-    else
-        ld_ctx_make(&g->ctx, st->lo, st);
-    sched_count_spawn(s, g);
-    g->state = GT_READY;
+    if (sp->run_lo != NULL) {
+        ld_ctx_make(&g->ctx, sp->run_lo, sp->run_top, &sp->fp);
+    } else {
+        ld_ctx_make(&g->ctx, st->lo, st, &sp->fp);
+        sched_count_spawn_own(sp->sched, g);
+    }
     return g;
+}
+
+/* The end of a spawn of n: live, and in copy mode resident, the batch at once. */
+static void sched_spawned(ld_sched *s, size_t n)
+{
+    if (s->run.lo != NULL)
+        s->stats.bytes_resident += (uint64_t)n * LD_STACK_CHUNK_ROOM;
+    sched_live_add(s, n);
+    sched_end_wait(s);
 }
 
 /* A new thread is runnable at once. It takes a stack, from the cache when it can. */
 int ld_gt_spawn(ld_sched *s, ld_gt_fn fn, void *arg, ld_gt **out)
 {
+    gt_spawn sp;
     ld_stack *st;
     ld_gt *g;
     int rc = sched_spawn_check(s, fn);
@@ -859,20 +909,21 @@ int ld_gt_spawn(ld_sched *s, ld_gt_fn fn, void *arg, ld_gt **out)
     st = ld_stack_get(&s->stacks);
     if (st == NULL)
         return -ENOMEM;
-    g = sched_spawn_one(s, st, fn, arg, out != NULL);
+    sched_spawn_begin(&sp, s, fn, arg, 1);
+    g = sched_spawn_one(&sp, st, out != NULL);
     runq_push(s, g);
-    sched_live_add(s, 1);
-    sched_end_wait(s);
+    sched_spawned(s, 1);
     if (out != NULL)
         *out = g;
     return 0;
 }
 
 /* The ring grows once for the whole batch, and the batch is appended to it from
- * locals, which the writes to each new thread cannot be taken to change. A stack that
- * cannot be had ends the batch. */
+ * locals, as the spawn's shared values are kept. A stack that cannot be had ends the
+ * batch. */
 int ld_gt_spawn_n(ld_sched *s, ld_gt_fn fn, void *arg, size_t n, size_t *spawned)
 {
+    gt_spawn sp;
     ld_gt **ring;
     size_t i, tail, mask;
     int rc = sched_spawn_check(s, fn);
@@ -882,6 +933,7 @@ int ld_gt_spawn_n(ld_sched *s, ld_gt_fn fn, void *arg, size_t n, size_t *spawned
         return rc;
     if (runq_reserve(s, n) != 0)
         return -ENOMEM;
+    sched_spawn_begin(&sp, s, fn, arg, n);
     ring = s->runq;
     mask = s->runq_cap - 1;
     tail = s->runq_head + s->runq_len;
@@ -892,11 +944,10 @@ int ld_gt_spawn_n(ld_sched *s, ld_gt_fn fn, void *arg, size_t n, size_t *spawned
             rc = -ENOMEM;
             break;
         }
-        ring[(tail + i) & mask] = sched_spawn_one(s, st, fn, arg, false);
+        ring[(tail + i) & mask] = sched_spawn_one(&sp, st, false);
     }
     s->runq_len += i;
-    sched_live_add(s, i);
-    sched_end_wait(s);
+    sched_spawned(s, i);
     *spawned = i;
     return rc;
 }
