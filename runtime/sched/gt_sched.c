@@ -830,8 +830,9 @@ static int sched_spawn_check(const ld_sched *s, ld_gt_fn fn)
 
 /* What every thread of one spawn shares, worked out once for a batch and kept in
  * locals, which the writes to each new thread cannot be taken to change: the function
- * and its argument, the next id, the spawner's control words, and in copy mode the run
- * stack (run_lo NULL with own stacks). */
+ * and its argument, the next id, and in copy mode the run stack (run_lo NULL with own
+ * stacks). The spawner's control words are a local apart, read once a spawn: the
+ * instruction that reads them writes memory, which would keep this struct there. */
 typedef struct gt_spawn {
     ld_sched *sched;
     ld_gt_fn fn;
@@ -839,7 +840,6 @@ typedef struct gt_spawn {
     uint64_t id;
     void *run_lo;
     char *run_top;
-    ld_ctx_fp fp;
 } gt_spawn;
 
 static inline __attribute__((always_inline)) void
@@ -851,14 +851,13 @@ sched_spawn_begin(gt_spawn *sp, ld_sched *s, ld_gt_fn fn, void *arg, size_t n)
     sp->id = sched_take_ids(s, n);
     sp->run_lo = s->run.lo;
     sp->run_top = s->run_top;
-    ld_ctx_fp_save(&sp->fp);
 }
 
 /* A new thread in the header of st, runnable, for the caller to queue, to count live
  * and, in copy mode, to count resident. It lives in its stack's header, so a spawn
  * allocates nothing else. Inlined into both spawns, the batch's loop above all. */
 static inline __attribute__((always_inline)) ld_gt *
-sched_spawn_one(gt_spawn *sp, ld_stack *st, bool joinable)
+sched_spawn_one(gt_spawn *sp, const ld_ctx_fp *fp, ld_stack *st, bool joinable)
 {
     ld_gt *g = (ld_gt *)st;
 
@@ -877,9 +876,9 @@ sched_spawn_one(gt_spawn *sp, ld_stack *st, bool joinable)
     g->started = false;
     g->frozen = (ld_copy_frozen){0};
     if (sp->run_lo != NULL) {
-        ld_ctx_make(&g->ctx, sp->run_lo, sp->run_top, &sp->fp);
+        ld_ctx_make(&g->ctx, sp->run_lo, sp->run_top, fp);
     } else {
-        ld_ctx_make(&g->ctx, st->lo, st, &sp->fp);
+        ld_ctx_make(&g->ctx, st->lo, st, fp);
         sched_count_spawn_own(sp->sched, g);
     }
     return g;
@@ -898,6 +897,7 @@ static void sched_spawned(ld_sched *s, size_t n)
 int ld_gt_spawn(ld_sched *s, ld_gt_fn fn, void *arg, ld_gt **out)
 {
     gt_spawn sp;
+    ld_ctx_fp fp;
     ld_stack *st;
     ld_gt *g;
     int rc = sched_spawn_check(s, fn);
@@ -910,7 +910,8 @@ int ld_gt_spawn(ld_sched *s, ld_gt_fn fn, void *arg, ld_gt **out)
     if (st == NULL)
         return -ENOMEM;
     sched_spawn_begin(&sp, s, fn, arg, 1);
-    g = sched_spawn_one(&sp, st, out != NULL);
+    ld_ctx_fp_save(&fp);
+    g = sched_spawn_one(&sp, &fp, st, out != NULL);
     runq_push(s, g);
     sched_spawned(s, 1);
     if (out != NULL)
@@ -924,6 +925,7 @@ int ld_gt_spawn(ld_sched *s, ld_gt_fn fn, void *arg, ld_gt **out)
 int ld_gt_spawn_n(ld_sched *s, ld_gt_fn fn, void *arg, size_t n, size_t *spawned)
 {
     gt_spawn sp;
+    ld_ctx_fp fp;
     ld_gt **ring;
     size_t i, tail, mask;
     int rc = sched_spawn_check(s, fn);
@@ -934,6 +936,7 @@ int ld_gt_spawn_n(ld_sched *s, ld_gt_fn fn, void *arg, size_t n, size_t *spawned
     if (runq_reserve(s, n) != 0)
         return -ENOMEM;
     sched_spawn_begin(&sp, s, fn, arg, n);
+    ld_ctx_fp_save(&fp);
     ring = s->runq;
     mask = s->runq_cap - 1;
     tail = s->runq_head + s->runq_len;
@@ -944,7 +947,7 @@ int ld_gt_spawn_n(ld_sched *s, ld_gt_fn fn, void *arg, size_t n, size_t *spawned
             rc = -ENOMEM;
             break;
         }
-        ring[(tail + i) & mask] = sched_spawn_one(&sp, st, false);
+        ring[(tail + i) & mask] = sched_spawn_one(&sp, &fp, st, false);
     }
     s->runq_len += i;
     sched_spawned(s, i);
