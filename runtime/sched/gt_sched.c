@@ -118,7 +118,8 @@ struct ld_sched {
     uint64_t polled_at;     /* uv_hrtime() of the last poll of the loop */
     uint64_t id_next;       /* the ids this scheduler took and has not given out yet */
     uint64_t id_end;
-    /* For watchdogs on other threads: who runs now, and how many switches so far.
+    /* For watchdogs on other threads: the thread last switched into (0 between
+     * batches), and the switches counted at the end of each batch (sched_batch_done).
      * Written by this carrier alone, so plain relaxed stores suffice. */
     _Atomic uint64_t observed_id;
     _Atomic uint64_t switches;
