@@ -844,8 +844,10 @@ typedef struct gt_spawn {
 } gt_spawn;
 
 static inline __attribute__((always_inline)) void
-sched_spawn_begin(gt_spawn *sp, ld_sched *s, ld_gt_fn fn, void *arg, size_t n)
+sched_spawn_begin(gt_spawn *sp, ld_ctx_fp *fp, ld_sched *s, ld_gt_fn fn, void *arg,
+                  size_t n)
 {
+    ld_ctx_fp_save(fp);
     sp->sched = s;
     sp->fn = fn;
     sp->arg = arg;
@@ -910,8 +912,7 @@ int ld_gt_spawn(ld_sched *s, ld_gt_fn fn, void *arg, ld_gt **out)
     st = ld_stack_get(&s->stacks);
     if (st == NULL)
         return -ENOMEM;
-    sched_spawn_begin(&sp, s, fn, arg, 1);
-    ld_ctx_fp_save(&fp);
+    sched_spawn_begin(&sp, &fp, s, fn, arg, 1);
     g = sched_spawn_one(&sp, &fp, st, out != NULL);
     runq_push(s, g);
     sched_spawned(s, 1);
@@ -936,8 +937,7 @@ int ld_gt_spawn_n(ld_sched *s, ld_gt_fn fn, void *arg, size_t n, size_t *spawned
         return rc;
     if (runq_reserve(s, n) != 0)
         return -ENOMEM;
-    sched_spawn_begin(&sp, s, fn, arg, n);
-    ld_ctx_fp_save(&fp);
+    sched_spawn_begin(&sp, &fp, s, fn, arg, n);
     ring = s->runq;
     mask = s->runq_cap - 1;
     tail = s->runq_head + s->runq_len;

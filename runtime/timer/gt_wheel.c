@@ -20,7 +20,6 @@
 
 #define WHEEL_BITS 8u /* each level's digit above level 0 */
 #define WHEEL_MASK (LD_WHEEL_SLOTS - 1u)
-#define WHEEL_SLOTS_ALL ((size_t)LD_WHEEL_SLOTS_ALL)
 #define BATCH_BLOCKS 64 /* blocks per allocation, the first of them its header */
 
 _Static_assert(LD_WHEEL_SLOTS0 == 64 * 64, "one bit of words0 per word of level 0");
@@ -110,7 +109,7 @@ static int wheel_grow(ld_wheel *w)
 static size_t blocks_needed(size_t count)
 {
     return count / LD_WHEEL_BLOCK_ITEMS +
-           (count < WHEEL_SLOTS_ALL ? count : WHEEL_SLOTS_ALL) + 2;
+           (count < LD_WHEEL_SLOTS_ALL ? count : LD_WHEEL_SLOTS_ALL) + 2;
 }
 
 /* A spare block, emptied; the bound above guarantees there is one. */
@@ -242,8 +241,8 @@ static size_t blocks_fit(size_t owned)
 
     if (owned < 2)
         return 0;
-    if (owned >= blocks_needed(WHEEL_SLOTS_ALL))
-        return b * (owned - WHEEL_SLOTS_ALL - 2) + b;
+    if (owned >= blocks_needed(LD_WHEEL_SLOTS_ALL))
+        return b * (owned - LD_WHEEL_SLOTS_ALL - 2) + b;
     r = k % (b + 1);
     return b * (k / (b + 1)) + (r < b - 1 ? r : b - 1) + 1;
 }
