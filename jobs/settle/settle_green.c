@@ -28,6 +28,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum monitor_mode { MONITOR_NONE, MONITOR_PINS, MONITOR_PARKS };
 
@@ -62,10 +63,20 @@ struct green_spawner {
     int rc;                 /* the first error of a spawn or a trade */
 };
 
+/* What a trade's calls read of its plan, copied onto its own stack before the first:
+ * with a million trades the plans lie far apart in memory, while a thread's frames come
+ * back with it at every switch. No more than this: the frames of a parked trade must
+ * fit a chunk's room (gt.h), or spill to the heap. */
+typedef struct trade_calls {
+    int64_t latency_ns[LD_SETTLE_CALLS];
+    int failed_check;
+} trade_calls;
+
 /* One call of trade i on carrier cr: its outcome (1: failed), or an error. It blocks
- * the carrier where `blocks` says, and parks the green thread otherwise. */
-static int green_call(green_spawner *cr, size_t i, const ld_settle_plan *plan, int c,
-                      bool blocks)
+ * the carrier where `blocks` says, and parks the green thread otherwise. Inlined, so
+ * that a parked trade has no frame of it. */
+static inline __attribute__((always_inline)) int
+green_call(green_spawner *cr, size_t i, const trade_calls *plan, int c, bool blocks)
 {
     const ld_job_input *in = cr->run->in;
     const ld_settle_http *h = ld_settle_http_of(in);
@@ -81,7 +92,7 @@ static int green_call(green_spawner *cr, size_t i, const ld_settle_plan *plan, i
 
 /* The monitored section: both validation calls under the trade's own monitor, blocking
  * the carrier under green-pinned's; 0, or the error that cut it short. */
-static int validate_in_monitor(green_spawner *cr, size_t i, const ld_settle_plan *plan,
+static int validate_in_monitor(green_spawner *cr, size_t i, const trade_calls *plan,
                                int *failed)
 {
     green_run *r = cr->run;
@@ -130,9 +141,7 @@ static __attribute__((noinline)) int overflow_stack(volatile char *prev, unsigne
     return overflow_stack(frame, depth + 1) + frame[sizeof frame - 1];
 }
 
-/* One trade, as a green thread: the five calls in order, then its result. The plan is
- * copied onto the stack first: with a million trades the plans are far apart in
- * memory, while the thread's own frames come back with it at every switch. */
+/* One trade, as a green thread: the five calls in order, then its result. */
 static void settle_trade(void *arg)
 {
     const green_task *t = arg;
@@ -141,7 +150,9 @@ static void settle_trade(void *arg)
     green_spawner *cr = &r->carriers[index % r->ncarriers];
     if (index == 0 && r->in->cfg->test_overflow)
         overflow_stack(NULL, 0);
-    const ld_settle_plan plan = *ld_settle_plan_of(r->in, index);
+    const ld_settle_plan *p = ld_settle_plan_of(r->in, index);
+    trade_calls plan = {.failed_check = p->failed_check};
+    memcpy(plan.latency_ns, p->latency_ns, sizeof plan.latency_ns);
     int monitored = r->mode != MONITOR_NONE && ld_settle_pinned(r->in, index);
     int failed = -1, rc = 0;
     for (int c = 0; c < LD_SETTLE_CALLS && rc >= 0; c++) {

@@ -67,7 +67,7 @@ enum ld_stack_mode { LD_STACK_OWN, LD_STACK_COPY };
 int ld_stack_mode_supported(enum ld_stack_mode mode);
 
 /* Bytes of a copy-mode chunk: the thread's struct, then its frozen frames. */
-#define LD_GT_STACK_CHUNK 512u
+#define LD_GT_STACK_CHUNK 384u
 
 /* The resident memory n parked green threads cost, for a check before a run that
  * they fit: in own mode, each stack's top page and the page-table entries of its
@@ -80,9 +80,9 @@ uint64_t ld_gt_resident_bytes(enum ld_stack_mode mode, size_t stack_size, size_t
  * their pages, so a scheduler made later finds them warm. Thread-safe. */
 typedef struct ld_stack_depot ld_stack_depot;
 
-/* A depot of stacks of `size` bytes each (rounded up to pages; 0: the default), the
- * top LD_GT_STACK_HEADER of them for the thread's struct; in copy mode, of chunks, and
- * `size` is the stack each carrier runs its threads on. -ENOMEM, -EINVAL. */
+/* A depot of stacks of `size` bytes each (rounded up to pages; 0: the default; at most
+ * 1 GiB), the top LD_GT_STACK_HEADER of them for the thread's struct; in copy mode, of
+ * chunks, and `size` is the stack each carrier runs its threads on. -ENOMEM, -EINVAL. */
 int ld_stack_depot_create(ld_stack_depot **out, size_t size, enum ld_stack_mode mode);
 
 /* Make sure n stacks are free and their top pages resident (n chunks, in copy mode),
@@ -94,8 +94,8 @@ int ld_stack_depot_reserve(ld_stack_depot *p, size_t n);
 void ld_stack_depot_destroy(ld_stack_depot *p);
 
 typedef struct ld_sched_config {
-    size_t stack_size;       /* bytes per stack, rounded up to pages; 0: default; ignored
-                                with a depot, whose size applies */
+    size_t stack_size;       /* bytes per stack, rounded up to pages; 0: default; at most
+                                1 GiB; ignored with a depot, whose size applies */
     enum ld_stack_mode mode; /* without a depot; a depot's mode applies */
     size_t stack_cache;      /* freed stacks the scheduler keeps for itself before they go
                                 back to the depot; 0: 1024 */

@@ -75,10 +75,10 @@ struct ld_gt {
     ld_gt_fn fn;
     void *arg;
     uint64_t id;
-    uint32_t small_run;           /* freezes in a row using at most half the capacity */
-    uint32_t small_max;           /* the most bytes one of them used */
-    _Atomic unsigned remote_wake; /* GT_WAKE_* posted and not yet delivered */
-    unsigned char state;          /* enum ld_gt_state */
+    uint32_t small_run; /* freezes in a row using at most half the capacity */
+    uint32_t small_max; /* the most bytes one of them used */
+    _Atomic unsigned char remote_wake; /* GT_WAKE_* posted and not yet delivered */
+    unsigned char state;               /* enum ld_gt_state */
     bool joinable;
     bool permit;         /* an unpark came before its park */
     bool resume_pending; /* a resume came before its suspend */
@@ -543,15 +543,19 @@ static void gt_finish(ld_sched *s, ld_gt *g)
         gt_make_ready(g->joiner);
 }
 
-/* Every green thread starts here, on its own stack, and leaves with a last switch. */
+/* Every green thread starts here, on its own stack, and leaves with a last switch.
+ * The thread is found again through its carrier's scheduler, which it cannot leave,
+ * rather than kept across fn: a register kept is a slot of the frame, which copy mode
+ * moves at every switch. */
 _Noreturn static void gt_entry(void *arg)
 {
     ld_gt *g = arg;
 
     ld_ctx_started(&g->sched->ctx);
     g->fn(g->arg);
+    g = sched_self->current;
     g->state = GT_DONE;
-    ld_ctx_leave(&g->sched->ctx);
+    ld_ctx_leave(&sched_self->ctx);
 }
 
 /* g becomes the running thread, for the scheduler and for watchdogs. */

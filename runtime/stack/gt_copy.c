@@ -45,6 +45,8 @@ int ld_copy_run_map(ld_stack *run, size_t size)
 
     pthread_once(&copy_once, copy_probe);
 
+    if (size > LD_STACK_SIZE_MAX)
+        return -EINVAL;
     size = (size + page - 1) / page * page;
     base = mmap(NULL, page + size, PROT_READ | PROT_WRITE,
                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);

@@ -75,9 +75,9 @@ uint32_t ld_copy_trim(ld_copy_frozen *f, uint32_t len);
  * and at most the chunk's room of them, each a fixed-size copy the compiler turns into
  * vector moves: a string move's start-up would cost more than the few lines a parked
  * thread has. One or two lines, the depth of a thread parked in a sleep or of a first
- * frame, take two comparisons; more take one jump into the run of copies, from the
- * last line down, instead of a loop that tests and counts. */
-_Static_assert(LD_STACK_CHUNK_ROOM <= 5 * LD_COPY_LINE, "ld_copy_lines copies 5 lines");
+ * frame, take two comparisons; three or four one more, instead of a loop that tests
+ * and counts. */
+_Static_assert(LD_STACK_CHUNK_ROOM <= 4 * LD_COPY_LINE, "ld_copy_lines copies 4 lines");
 
 #define LD_COPY_LINE_AT(dst, src, i)                                                     \
     __builtin_memcpy((dst) + (i)*LD_COPY_LINE, (src) + (i)*LD_COPY_LINE, LD_COPY_LINE)
@@ -90,19 +90,11 @@ static inline void ld_copy_lines(char *dst, const char *src, size_t bytes)
         LD_COPY_LINE_AT(dst, src, 0);
         return;
     }
-    switch (bytes / LD_COPY_LINE) {
-    case 5:
-        LD_COPY_LINE_AT(dst, src, 4);
-        /* fall through */
-    case 4:
+    if (bytes == 4 * LD_COPY_LINE)
         LD_COPY_LINE_AT(dst, src, 3);
-        /* fall through */
-    default:
-        LD_COPY_LINE_AT(dst, src, 2);
-        LD_COPY_LINE_AT(dst, src, 1);
-        LD_COPY_LINE_AT(dst, src, 0);
-        break;
-    }
+    LD_COPY_LINE_AT(dst, src, 2);
+    LD_COPY_LINE_AT(dst, src, 1);
+    LD_COPY_LINE_AT(dst, src, 0);
 }
 
 /* The most bytes a freeze or thaw copies plainly, inlined into the scheduler: once a

@@ -152,7 +152,7 @@ int ld_stack_depot_create(ld_stack_depot **out, size_t size, enum ld_stack_mode 
 {
     ld_stack_depot *p;
 
-    if (out == NULL)
+    if (out == NULL || size > LD_STACK_SIZE_MAX)
         return -EINVAL;
     pthread_once(&stack_once, stack_limits_init);
     p = calloc(1, sizeof *p);
@@ -163,7 +163,7 @@ int ld_stack_depot_create(ld_stack_depot **out, size_t size, enum ld_stack_mode 
         return -ENOMEM;
     }
     p->mode = mode;
-    p->size = stack_usable(size);
+    p->size = stack_usable(size); /* whole pages: still at most LD_STACK_SIZE_MAX */
     p->slot = stack_page + p->size;
     if (mode == LD_STACK_COPY) {
         p->run_size = p->size;

@@ -61,16 +61,21 @@ enum ld_stack_guard { LD_GUARD_ADVICE, LD_GUARD_PAGE, LD_GUARD_CANARY, LD_GUARD_
 /* The start of a slot's header: what the stack is. */
 typedef struct ld_stack {
     void *lo;            /* lowest usable byte; the overflow page lies just below */
-    size_t size;         /* usable bytes, a multiple of the page size */
+    uint32_t size;       /* usable bytes, a multiple of the page size: at most
+                            LD_STACK_SIZE_MAX, so that the header leaves the thread's
+                            struct room in a chunk's two lines */
+    uint32_t touched;    /* own mode: the deepest a thread's frames have reached below the
+                            header, as seen at its switch-outs, since the stack was carved
+                            or last trimmed: kept when the stack is reused */
     unsigned char guard; /* enum ld_stack_guard */
     unsigned char fresh; /* own mode: carved and not yet given to a thread */
 #ifdef LD_STACK_VALGRIND
     unsigned vg_id; /* valgrind's name for the registered stack */
 #endif
-    uint32_t touched; /* own mode: the deepest a thread's frames have reached below the
-                         header, as seen at its switch-outs, since the stack was carved
-                         or last trimmed: kept when the stack is reused */
 } ld_stack;
+
+/* The largest stack a depot makes, or a run stack maps: 1 GiB. */
+#define LD_STACK_SIZE_MAX (1u << 30)
 
 /* One scheduler's stacks: free ones of its own in front of a depot that may be
  * shared, so most spawns and ends take no lock. Both keep arrays of pointers, never
@@ -97,10 +102,11 @@ int ld_stack_cache_init(ld_stack_cache *c, ld_stack_depot *depot, size_t size,
 enum ld_stack_mode ld_stack_depot_mode(const ld_stack_depot *p);
 size_t ld_stack_depot_size(const ld_stack_depot *p);
 
-/* Copy mode: a chunk's header holds the ld_stack and the thread's struct, and right
- * after it, in the lines a resume fetches anyway, the room for its frozen frames: both
- * whole cache lines. */
-#define LD_STACK_CHUNK_HEADER 192u
+/* Copy mode: a chunk's header holds the ld_stack and the thread's struct in two cache
+ * lines, and right after it, in the lines a resume fetches anyway, the room for its
+ * frozen frames: four lines, as deep as a settle trade parked in a call (240 bytes on
+ * x86-64). A parked thread is then six lines, 384 bytes, where the room has no slack. */
+#define LD_STACK_CHUNK_HEADER 128u
 #define LD_STACK_CHUNK_ROOM (LD_GT_STACK_CHUNK - LD_STACK_CHUNK_HEADER)
 
 static inline void *ld_stack_chunk_room(ld_stack *chunk)
