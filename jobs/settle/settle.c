@@ -6,6 +6,7 @@
 #include "settle_http.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,14 @@ static int settle_check(const void *opts, char *err, size_t errlen)
     return rc ? rc : ld_settle_db_check(opts, err, errlen);
 }
 
+/* The scratch's bytes: only callbacks keeps per-trade state of its own, so a run
+ * without it has none, and its trades' memory is theirs alone. */
+static size_t settle_scratch_bytes(const ld_job_config *cfg, size_t n)
+{
+    bool callbacks = !cfg->strategies || (cfg->strategies >> LD_SETTLE_CALLBACKS & 1u);
+    return callbacks ? (n ? n : 1) * LD_SETTLE_SCRATCH : 0;
+}
+
 /* Plans for all the rank's trades, and under --io http where the checks go (under
  * --db postgres the trades loaded); the bound is the critical path, the longest total
  * latency of any one trade, which no strategy can beat. */
@@ -107,8 +116,9 @@ static int settle_prepare(const ld_job_config *cfg, const ld_trade *trades, size
     const ld_settle_config *sc = cfg->opts;
     ld_settle_prepared *p = calloc(1, sizeof *p);
     ld_settle_plan *plans = calloc(n ? n : 1, sizeof *plans);
-    void *scratch = malloc((n ? n : 1) * LD_SETTLE_SCRATCH);
-    int rc = p && plans && scratch ? 0 : -ENOMEM;
+    size_t scratch_bytes = settle_scratch_bytes(cfg, n);
+    void *scratch = scratch_bytes ? malloc(scratch_bytes) : NULL;
+    int rc = p && plans && (scratch || !scratch_bytes) ? 0 : -ENOMEM;
     if (rc == 0)
         rc = open_services(p, cfg, trades, n);
     if (rc != 0) {
@@ -117,7 +127,8 @@ static int settle_prepare(const ld_job_config *cfg, const ld_trade *trades, size
         free(p);
         return rc;
     }
-    memset(scratch, 0, (n ? n : 1) * LD_SETTLE_SCRATCH); /* its pages faulted in now */
+    if (scratch)
+        memset(scratch, 0, scratch_bytes); /* its pages faulted in now */
     p->plans = plans;
     p->scratch = scratch;
     int64_t longest = 0;

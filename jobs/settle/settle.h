@@ -54,20 +54,20 @@ typedef struct ld_settle_http ld_settle_http;
 typedef struct ld_settle_db ld_settle_db;
 
 /* What prepare leaves for every strategy. */
-/* Bytes of per-trade state a strategy may keep in the prepared scratch. */
+/* Bytes of per-trade state callbacks keeps in the prepared scratch. */
 #define LD_SETTLE_SCRATCH 32
 
 typedef struct ld_settle_prepared {
     ld_settle_plan *plans; /* one per trade of the rank */
     ld_settle_http *http;  /* --io http: where the checks go; NULL under --io sleep */
     ld_settle_db *db;      /* --db postgres: fetch and update's; NULL under --db none */
-    /* LD_SETTLE_SCRATCH bytes per trade for the run's per-trade state, written once by
-     * prepare so that no strategy's clock pays for the first touch of its pages; the
-     * strategies run one at a time, each reusing it. */
+    /* LD_SETTLE_SCRATCH bytes per trade for callbacks' per-trade state, written once
+     * by prepare so that its clock pays for no first touch of its pages; NULL when
+     * callbacks does not run. */
     void *scratch;
 } ld_settle_prepared;
 
-/* The scratch of the run in, LD_SETTLE_SCRATCH bytes per trade. */
+/* The scratch of the run in, LD_SETTLE_SCRATCH bytes per trade, for callbacks. */
 static inline void *ld_settle_scratch(const ld_job_input *in)
 {
     return ((const ld_settle_prepared *)in->prepared)->scratch;

@@ -33,23 +33,20 @@
 enum monitor_mode { MONITOR_NONE, MONITOR_PINS, MONITOR_PARKS };
 
 typedef struct green_spawner green_spawner;
-typedef struct green_task green_task;
 
 typedef struct green_run {
     const ld_job_input *in;
     enum monitor_mode mode;
     pthread_mutex_t *os_monitors; /* MONITOR_PINS: one per trade */
     ld_gt_mutex **gt_monitors;    /* MONITOR_PARKS: one per trade that takes it */
-    green_task *tasks;            /* one per trade */
     green_spawner *carriers;      /* one per carrier */
     unsigned ncarriers;
 } green_run;
 
-struct green_task {
-    green_run *run;
-    size_t index;
-};
-_Static_assert(sizeof(green_task) <= LD_SETTLE_SCRATCH, "a task must fit the scratch");
+/* The run whose trades this carrier's thread settles, set before it spawns any. A
+ * trade's green thread is handed only its index: a pointer to a struct of its own would
+ * cost every trade a line of memory that the trade reads once. */
+static _Thread_local green_run *carrier_run;
 
 /* What a carrier's trades share: its spawner, and under --io http its connections. */
 struct green_spawner {
@@ -144,9 +141,8 @@ static __attribute__((noinline)) int overflow_stack(volatile char *prev, unsigne
 /* One trade, as a green thread: the five calls in order, then its result. */
 static void settle_trade(void *arg)
 {
-    const green_task *t = arg;
-    green_run *r = t->run;
-    size_t index = t->index;
+    green_run *r = carrier_run;
+    size_t index = (uintptr_t)arg;
     green_spawner *cr = &r->carriers[index % r->ncarriers];
     if (index == 0 && r->in->cfg->test_overflow)
         overflow_stack(NULL, 0);
@@ -181,8 +177,7 @@ static void spawn_trades(void *arg)
     green_run *r = sp->run;
     size_t every = ld_carriers_spawn_batch(r->in->cfg), batch = 0, i = sp->carrier;
     for (; i < r->in->n; i += r->ncarriers) {
-        r->tasks[i] = (green_task){.run = r, .index = i};
-        int rc = ld_gt_spawn(sp->sched, settle_trade, &r->tasks[i], NULL);
+        int rc = ld_gt_spawn(sp->sched, settle_trade, (void *)(uintptr_t)i, NULL);
         if (rc != 0) {
             sp->rc = rc;
             break;
@@ -200,6 +195,7 @@ static int spawn_share(unsigned c, ld_sched *s, void *ctx)
     green_run *r = ctx;
     green_spawner *sp = &r->carriers[c];
     const ld_settle_http *h = ld_settle_http_of(r->in);
+    carrier_run = r;
     const struct sockaddr *addr = h ? (const struct sockaddr *)&h->addr : NULL;
     *sp = (green_spawner){.run = r, .sched = s, .carrier = c};
     for (size_t i = c; i < r->in->n; i += r->ncarriers)
@@ -259,7 +255,6 @@ static int settle_green_mode(const ld_job_input *in, enum monitor_mode mode)
 {
     green_run run = {.in = in, .mode = mode, .ncarriers = ld_carriers_count(in->cfg)};
     int rc = make_monitors(&run);
-    run.tasks = ld_settle_scratch(in);
     run.carriers = calloc(run.ncarriers, sizeof *run.carriers);
     if (rc == 0 && !run.carriers)
         rc = -ENOMEM;
