@@ -19,6 +19,7 @@
  * of a carrier closes its connections, before its scheduler goes.
  */
 #include "carriers.h"
+#include "gt_stats.h"
 #include "settle.h"
 #include "settle_db.h"
 #include "settle_http.h"
@@ -57,7 +58,8 @@ struct green_spawner {
     ld_http_conns *conns;   /* --io http: the carrier's connections */
     ld_http_conn *pinned;   /* and green-pinned's blocking one */
     ld_settle_db_pipes *db; /* --db postgres: the carrier's pipelined connections */
-    int rc;                 /* the first error of a spawn or a trade */
+    uint64_t spills; /* copy mode: freezes past a chunk's room, at its last trade */
+    int rc;          /* the first error of a spawn or a trade */
 };
 
 /* What a trade's calls read of its plan, copied onto its own stack before the first:
@@ -110,13 +112,17 @@ static int validate_in_monitor(green_spawner *cr, size_t i, const trade_calls *p
     return outcome < 0 ? outcome : 0;
 }
 
-/* A trade of carrier cr is over; its last closes the carrier's connections. */
+/* A trade of carrier cr is over; its last closes the carrier's connections, and counts
+ * the freezes whose frames spilled past their chunk's room since the carrier began. */
 static void trade_over(green_spawner *cr, int rc)
 {
     if (rc < 0 && cr->rc == 0)
         cr->rc = rc;
     if (--cr->left > 0)
         return;
+    ld_gt_stack_stats st;
+    ld_sched_stack_stats(cr->sched, &st);
+    cr->spills = st.chunk_allocs + st.chunk_grows;
     ld_http_conns_close(cr->conns);
     ld_http_conn_close(cr->pinned);
     ld_settle_db_pipes_close(cr->db);
@@ -198,6 +204,7 @@ static int spawn_share(unsigned c, ld_sched *s, void *ctx)
     carrier_run = r;
     const struct sockaddr *addr = h ? (const struct sockaddr *)&h->addr : NULL;
     *sp = (green_spawner){.run = r, .sched = s, .carrier = c};
+    ld_sched_stack_stats_reset(s);
     for (size_t i = c; i < r->in->n; i += r->ncarriers)
         sp->left++;
     int rc =
@@ -260,8 +267,13 @@ static int settle_green_mode(const ld_job_input *in, enum monitor_mode mode)
         rc = -ENOMEM;
     if (rc == 0)
         rc = ld_carriers_run(in->cfg, spawn_share, &run);
-    for (unsigned c = 0; rc == 0 && c < run.ncarriers; c++)
+    uint64_t spills = 0;
+    for (unsigned c = 0; rc == 0 && c < run.ncarriers; c++) {
         rc = run.carriers[c].rc;
+        spills += run.carriers[c].spills;
+    }
+    if (rc == 0 && in->figures && in->cfg->stack_mode == LD_STACK_COPY)
+        ld_figure_add(in->figures, "stack_spills", (double)spills, "freezes");
     free(run.carriers);
     free_monitors(&run);
     return ld_settle_end(in, rc);

@@ -6,10 +6,13 @@
  * or a latency was measured from the wrong start. Each strategy runs in process over
  * 3,000 trades of a book at latency scale 0.02 (calls of 20 µs to 3.2 ms) on two
  * carriers, so that many sleeps are added between two looks at the clock; every trade
- * must also settle with the plan's status and failed check.
+ * must also settle with the plan's status and failed check. In copy mode a parked
+ * trade's frames must fit its chunk's room (gt.h), with no freeze spilling past it:
+ * the bytes a million parked trades cost rest on that.
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "check.h"
 #include "gt.h"
@@ -17,6 +20,15 @@
 #include "settle.h"
 
 #define TRADES 3000
+
+/* Frames are as deep as the compiler makes them: the room was sized for x86-64's
+ * optimized builds, and a sanitizer's or -O0's frames are deeper. */
+#if defined(__x86_64__) && defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__) &&    \
+    !defined(__SANITIZE_THREAD__)
+#define FRAMES_SIZED 1
+#else
+#define FRAMES_SIZED 0
+#endif
 #define SEED 20261202u
 
 /* A trade's planned latency: the sum of its calls'. */
@@ -27,6 +39,15 @@ static int64_t planned_ns(const ld_settle_plan *plan)
     for (int c = 0; c < LD_SETTLE_CALLS; c++)
         total += plan->latency_ns[c];
     return total;
+}
+
+/* The figure named name of f, or -1 if f has none. */
+static double figure(const ld_figures *f, const char *name)
+{
+    for (size_t i = 0; i < f->n; i++)
+        if (strcmp(f->v[i].name, name) == 0)
+            return f->v[i].value;
+    return -1;
 }
 
 /* Run strategy s once over the trades; check every trade against its plan. */
@@ -45,12 +66,13 @@ static void check_strategy(const ld_strategy *s, enum ld_stack_mode mode,
     void *prepared;
     int64_t bound, slack_min = INT64_MAX;
     ld_metrics m;
+    ld_figures fig;
     size_t early = 0, wrong = 0;
 
     CHECK(ld_settle_job.prepare(&cfg, trades, TRADES, &prepared, &bound) == 0,
           "%s: prepare", s->name);
     CHECK(ld_job_measure(&ld_settle_job, s, &cfg, trades, TRADES, prepared, results, &m,
-                         NULL) == 0,
+                         &fig) == 0,
           "%s (%s): run", s->name, mode_name);
     const ld_settle_prepared *p = prepared;
     for (size_t i = 0; i < TRADES; i++) {
@@ -70,6 +92,10 @@ static void check_strategy(const ld_strategy *s, enum ld_stack_mode mode,
           s->name, mode_name, early, -slack_min);
     CHECK(wrong == 0, "%s (%s): %zu trades with another status than planned", s->name,
           mode_name, wrong);
+    if (FRAMES_SIZED && mode == LD_STACK_COPY && strncmp(s->name, "green", 5) == 0)
+        CHECK(figure(&fig, "stack_spills") == 0,
+              "%s (copy): %.0f freezes spilled past a chunk's room (-1: no figure)",
+              s->name, figure(&fig, "stack_spills"));
     ld_settle_job.release(prepared);
 }
 
