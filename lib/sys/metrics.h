@@ -55,7 +55,8 @@ int ld_probe_start(ld_probe **out, unsigned period_us);
 /* Stop the sampler and fill m with what happened since ld_probe_start. Frees p. */
 int ld_probe_stop(ld_probe *p, ld_metrics *m);
 
-/* The process's current thread count and resident set, from /proc/self/status. */
+/* The process's current thread count (from /proc/self/stat) and resident set (from
+ * /proc/self/status). */
 int ld_proc_threads(void);
 int64_t ld_proc_rss_kib(void);
 
