@@ -201,10 +201,10 @@ static int spawn_share(unsigned c, ld_sched *s, void *ctx)
     green_run *r = ctx;
     green_spawner *sp = &r->carriers[c];
     const ld_settle_http *h = ld_settle_http_of(r->in);
-    carrier_run = r;
     const struct sockaddr *addr = h ? (const struct sockaddr *)&h->addr : NULL;
     *sp = (green_spawner){.run = r, .sched = s, .carrier = c};
-    ld_sched_stack_stats_reset(s);
+    carrier_run = r;
+    ld_sched_stack_stats_reset(s); /* kept carriers count afresh for each run */
     for (size_t i = c; i < r->in->n; i += r->ncarriers)
         sp->left++;
     int rc =
