@@ -652,15 +652,17 @@ static void sched_run_batch(ld_sched *s)
 }
 
 /* Sleepers due in one tick are queued together, without being touched: each learns
- * it is running when it runs. */
+ * it is running when it runs. A block is copied whole, in two pieces where it wraps
+ * round the ring, rather than item by item. */
 static void sched_on_deadlines(void *const *items, size_t n, void *ctx)
 {
     ld_sched *s = ctx;
-    ld_gt **ring = s->runq;
-    size_t mask = s->runq_cap - 1, tail = s->runq_head + s->runq_len, i;
+    size_t at = (s->runq_head + s->runq_len) & (s->runq_cap - 1);
+    size_t first = n < s->runq_cap - at ? n : s->runq_cap - at;
 
-    for (i = 0; i < n; i++)
-        ring[(tail + i) & mask] = items[i];
+    memcpy(s->runq + at, items, first * sizeof *s->runq);
+    if (first < n)
+        memcpy(s->runq, items + first, (n - first) * sizeof *s->runq);
     s->runq_len += n;
 }
 
