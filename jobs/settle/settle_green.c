@@ -120,9 +120,7 @@ static void trade_over(green_spawner *cr, int rc)
         cr->rc = rc;
     if (--cr->left > 0)
         return;
-    ld_gt_stack_stats st;
-    ld_sched_stack_stats(cr->sched, &st);
-    cr->spills = st.chunk_allocs + st.chunk_grows;
+    cr->spills = ld_sched_stack_spills(cr->sched);
     ld_http_conns_close(cr->conns);
     ld_http_conn_close(cr->pinned);
     ld_settle_db_pipes_close(cr->db);

@@ -50,6 +50,12 @@ typedef struct ld_gt_stack_stats {
 /* On s's own thread: what s has counted since it was created or last reset. */
 void ld_sched_stack_stats(const ld_sched *s, ld_gt_stack_stats *out);
 
+/* On s's own thread: in copy mode, the freezes whose frames did not fit their chunk's
+ * room and went to a spill made or grown for them (chunk_allocs + chunk_grows); 0 with
+ * own stacks. Unlike ld_sched_stack_stats, whose histograms are 60 KB, a green thread
+ * may call it on its own small stack. */
+uint64_t ld_sched_stack_spills(const ld_sched *s);
+
 /* On s's own thread: count afresh (bytes_resident is kept, it is a level, not a
  * count). */
 void ld_sched_stack_stats_reset(ld_sched *s);

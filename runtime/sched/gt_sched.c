@@ -506,6 +506,11 @@ void ld_sched_stack_stats(const ld_sched *s, ld_gt_stack_stats *out)
     out->freezes = ld_hist_count(&out->capacity);
 }
 
+uint64_t ld_sched_stack_spills(const ld_sched *s)
+{
+    return s->run.lo != NULL ? s->stats.chunk_allocs + s->stats.chunk_grows : 0;
+}
+
 void ld_sched_stack_stats_reset(ld_sched *s)
 {
     uint64_t resident = s->stats.bytes_resident;

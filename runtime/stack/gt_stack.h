@@ -105,8 +105,14 @@ size_t ld_stack_depot_size(const ld_stack_depot *p);
 /* Copy mode: a chunk's header holds the ld_stack and the thread's struct in two cache
  * lines, and right after it, in the lines a resume fetches anyway, the room for its
  * frozen frames: four lines, as deep as a settle trade parked in a call (240 bytes on
- * x86-64). A parked thread is then six lines, 384 bytes, where the room has no slack. */
+ * x86-64). A parked thread is then six lines, 384 bytes, where the room has no slack.
+ * A sanitizer's fiber fields make the context longer and the struct three lines; its
+ * deeper frames spill past the smaller room either way. */
+#if defined(LD_CTX_ASAN) || defined(LD_CTX_TSAN)
+#define LD_STACK_CHUNK_HEADER 192u
+#else
 #define LD_STACK_CHUNK_HEADER 128u
+#endif
 #define LD_STACK_CHUNK_ROOM (LD_GT_STACK_CHUNK - LD_STACK_CHUNK_HEADER)
 
 static inline void *ld_stack_chunk_room(ld_stack *chunk)

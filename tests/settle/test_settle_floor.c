@@ -22,13 +22,21 @@
 #define TRADES 3000
 
 /* Frames are as deep as the compiler makes them: the room was sized for x86-64's
- * optimized builds, and a sanitizer's or -O0's frames are deeper. */
-#if defined(__x86_64__) && defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__) &&    \
-    !defined(__SANITIZE_THREAD__)
+ * optimized builds, and a sanitizer's (GCC's macros, clang's features) or -O0's frames
+ * are deeper. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#if defined(__x86_64__) && defined(__OPTIMIZE__) && !defined(SANITIZED)
 #define FRAMES_SIZED 1
 #else
 #define FRAMES_SIZED 0
 #endif
+
 #define SEED 20261202u
 
 /* A trade's planned latency: the sum of its calls'. */
