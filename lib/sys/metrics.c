@@ -44,19 +44,28 @@ int64_t ld_now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Read one "Name:   value" line of /proc/self/status; -1 when absent. One read(2) of
- * the whole file keeps the sampler cheap enough to run every millisecond. */
-static int64_t proc_status_field(const char *name)
+/* A file of /proc/self in buf, NUL-terminated, by one read(2): a proc file is made
+ * whole at each read, and one read keeps the sampler cheap enough to run every
+ * millisecond. 0, or -1 if it cannot be read. */
+static int proc_read(const char *path, char *buf, size_t size)
 {
-    char buf[4096];
-    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    ssize_t len = read(fd, buf, sizeof buf - 1);
+    ssize_t len = read(fd, buf, size - 1);
     close(fd);
     if (len <= 0)
         return -1;
     buf[len] = '\0';
+    return 0;
+}
+
+/* Read one "Name:   value" line of /proc/self/status; -1 when absent. */
+static int64_t proc_status_field(const char *name)
+{
+    char buf[4096];
+    if (proc_read("/proc/self/status", buf, sizeof buf) != 0)
+        return -1;
     size_t nlen = strlen(name);
     for (char *line = buf; line && *line; line = strchr(line, '\n')) {
         if (*line == '\n')
@@ -74,14 +83,8 @@ static int64_t proc_status_field(const char *name)
 int ld_proc_threads(void)
 {
     char buf[1024];
-    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (proc_read("/proc/self/stat", buf, sizeof buf) != 0)
         return -1;
-    ssize_t len = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (len <= 0)
-        return -1;
-    buf[len] = '\0';
     const char *at = strrchr(buf, ')');
     for (int field = 2; at && field < 20; field++)
         at = strchr(at + 1, ' ');
