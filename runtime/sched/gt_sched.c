@@ -419,7 +419,9 @@ sched_count_freeze(ld_sched *s, uint64_t capacity, uint32_t used)
 }
 
 /* Copy mode, as g switches out: its spill is sized for the frames it left, which the
- * freeze will copy once another thread needs the run stack. Should the heap refuse,
+ * freeze will copy once another thread needs the run stack. Frames the room holds, of
+ * a thread with no spill and no trim to weigh, need only counting: the path nearly
+ * every park takes, a few compares instead of the sizing's. Should the heap refuse,
  * there is no caller to return the error to, and the next thread's frames would
  * overwrite g's: gt.h states that a freeze without memory aborts. */
 static void sched_out_copy(ld_sched *s, ld_gt *g)
@@ -427,7 +429,14 @@ static void sched_out_copy(ld_sched *s, ld_gt *g)
     ld_gt_stack_stats *st = &s->stats;
     uint32_t len = ld_copy_len(g->ctx.sp, s->run_top);
     uint32_t had = g->frozen.spill_cap, keep;
-    int room = ld_copy_reserve(&g->frozen, len);
+    int room;
+
+    if (len <= LD_STACK_CHUNK_ROOM && had == 0 && s->trim_after == 0) {
+        st->chunk_reuses++; /* the common case: the room holds it, nothing to weigh */
+        sched_count_freeze(s, LD_STACK_CHUNK_ROOM, len);
+        return;
+    }
+    room = ld_copy_reserve(&g->frozen, len);
 
     if (room == LD_COPY_FITS) {
         st->chunk_reuses++;
@@ -525,12 +534,12 @@ void ld_sched_stack_stats_reset(ld_sched *s)
 
 /* The struct lives on the stack (or chunk), so freeing the thread is giving it back.
  * Inlined into the end of a detached thread, once a life. */
-static inline __attribute__((always_inline)) void gt_free(ld_gt *g)
+static inline __attribute__((always_inline)) void gt_free(ld_sched *s, ld_gt *g)
 {
-    g->sched->stats.bytes_resident -= gt_capacity(g->sched, g);
+    s->stats.bytes_resident -= gt_capacity(s, g);
     if (g->frozen.spill != NULL) /* most threads never spill */
         ld_copy_release(&g->frozen);
-    ld_stack_put(&g->sched->stacks, &g->stack);
+    ld_stack_put(&s->stacks, &g->stack);
 }
 
 /* After a thread's last switch, on the scheduler's stack: a detached thread's stack is
@@ -543,7 +552,7 @@ static void gt_finish(ld_sched *s, ld_gt *g)
     sched_forget_remote(s, g);
     sched_live_dec(s);
     if (!g->joinable)
-        gt_free(g);
+        gt_free(s, g);
     else if (g->joiner != NULL)
         gt_make_ready(g->joiner);
 }
@@ -583,31 +592,34 @@ static void sched_batch_done(ld_sched *s, unsigned resumes)
 }
 
 /* Copy mode, before g runs: the run stack changes hands. The frames of its last owner
- * are frozen into the spill sized at its switch-out (sched_out_copy), and g's thawed (a
- * new thread has none: it starts at the stack's top). Freezing waits until now, so a
- * thread that runs again before any other copies nothing. */
-static void sched_give_run_stack(ld_sched *s, ld_gt *g)
+ * are frozen into the spill sized at its switch-out (sched_out_copy); g's are thawed
+ * by the caller, which knows whether it has any (a new thread starts at the stack's
+ * top). Freezing waits until now, so a thread that runs again before any other copies
+ * nothing. Returns whether g's frames must come back. */
+static bool sched_give_run_stack(ld_sched *s, ld_gt *g)
 {
     ld_gt *prev = s->owner;
 
     if (prev == g)
-        return;
+        return false;
     if (prev != NULL)
         ld_copy_freeze(&prev->stack, &prev->frozen, prev->ctx.sp, s->run_top);
-    if (g->started)
-        ld_copy_thaw(&g->stack, &g->frozen, s->run_top);
     s->owner = g;
+    return true;
 }
 
 /* Run g until the running thread, g or one it yielded to, blocks or returns. A new
- * thread's first run calls its entry at its stack's top. */
+ * thread's first run calls its entry at its stack's top. Whether g has started is
+ * asked once, for its thaw and its switch both. */
 static void sched_resume(ld_sched *s, ld_gt *g)
 {
-    if (s->run.lo != NULL)
-        sched_give_run_stack(s, g);
+    bool moved = s->run.lo != NULL && sched_give_run_stack(s, g);
+
     sched_enter(s, g);
     s->direct = LD_SCHED_BATCH;
     if (g->started) {
+        if (moved)
+            ld_copy_thaw(&g->stack, &g->frozen, s->run_top);
         ld_ctx_swap(&s->ctx, &g->ctx);
     } else {
         g->started = true;
@@ -1073,7 +1085,7 @@ int ld_gt_join(ld_gt *g)
         self->state = GT_JOINING;
         gt_block(self);
     }
-    gt_free(g);
+    gt_free(s, g);
     return 0;
 }
 
