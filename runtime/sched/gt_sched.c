@@ -37,14 +37,8 @@
 #define LD_SCHED_BATCH LD_GT_BATCH
 #define LD_SCHED_POLL_NS 50000u
 
-/* How far back in the run queue the scheduler starts fetching a thread's memory, and
- * how many bytes of its saved frames: all 320 of a parked settle trade's. With the
- * lines fetched for writing, a million trades took 1.03-1.32 s of CPU against
- * 1.28-1.69 s for the first 256 fetched for reading (four alternated runs each on a
- * 2-CPU AMD EPYC, Zen 4); the fifth line alone, for reading, measured no faster on an
- * earlier host. */
+/* How far back in the run queue the scheduler starts fetching a thread's memory. */
 #define LD_SCHED_PREFETCH 6
-#define LD_SCHED_PREFETCH_FRAMES 320u
 
 #define LD_SCHED_CACHE_DEFAULT 1024u
 
@@ -637,23 +631,19 @@ static void sched_resume(ld_sched *s, ld_gt *g)
 }
 
 /* With many threads, each lives in memory of its own that has long left the cache:
- * start fetching the struct and saved frames (in copy mode, the frozen frames) of a
- * thread a few places back in the queue, so that its misses overlap with the work of
- * the ones in front of it. They are fetched for writing: a resume writes the struct,
- * and the thread's next freeze its frames, so a line fetched only for reading would
- * be fetched again for ownership. Always inlined: GCC deems a function that only
- * prefetches free of effects, and drops every call to it. */
+ * start fetching the struct and saved frames of a thread a few places back in the
+ * queue, so that its misses overlap with the work of the ones in front of it. They are
+ * the lines a spawn fetches (ld_stack_prefetch): in copy mode the whole chunk, struct
+ * and frozen frames; with an own stack the header and the frames just below it. Both
+ * lie at fixed offsets from the struct, so no load waits on a line still coming in.
+ * They are fetched for writing: a resume writes the struct, and the thread's next
+ * freeze its frames, so a line fetched only for reading would be fetched again for
+ * ownership (a million settle trades took 1.03-1.32 s of CPU against 1.28-1.69 s with
+ * the frames fetched for reading, four alternated runs each on a 2-CPU AMD EPYC). */
 static inline __attribute__((always_inline)) void sched_prefetch(const ld_sched *s,
                                                                  const ld_gt *g)
 {
-    const char *frames;
-    size_t off;
-
-    __builtin_prefetch(g, 1);
-    __builtin_prefetch((const char *)g + 64, 1);
-    frames = s->run.lo != NULL ? ld_stack_chunk_room((ld_stack *)&g->stack) : g->ctx.sp;
-    for (off = 0; off < LD_SCHED_PREFETCH_FRAMES; off += 64)
-        __builtin_prefetch(frames + off, 1);
+    ld_stack_prefetch(&s->stacks, &g->stack);
 }
 
 static void sched_run_batch(ld_sched *s)

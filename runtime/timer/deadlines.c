@@ -245,12 +245,15 @@ static int deadlines_open(ld_deadlines **out, uv_loop_t *loop, ld_deadlines *d)
 }
 
 /* An owner that takes deadlines one at a time: a block fires item by item, and none
- * once the set is closing. */
+ * once the set is closing. Its items are prefetched together first, a hint that never
+ * faults, so the misses fire is about to take on them overlap rather than queue. */
 static void deadlines_fire_each(void *const *items, size_t n, void *ctx)
 {
     ld_deadlines *d = ctx;
     size_t i;
 
+    for (i = 0; i < n; i++)
+        __builtin_prefetch(items[i]);
     for (i = 0; i < n && !d->wheel.halted; i++)
         d->fire(items[i], d->ctx);
 }

@@ -381,21 +381,17 @@ static void wheel_cascade(ld_wheel *w)
 /* Fire the level-0 slot of the clock's tick, a block of items at a time. Its list is
  * detached first, and what fire adds is due after the clock, so it lands in another
  * slot (a later one of level 0, or a higher level) and never in the list being walked,
- * which fire cannot reach. The items of a block are prefetched together, a hint that
- * never faults, so the misses fire is about to take on them overlap rather than
- * queue. */
+ * which fire cannot reach. The wheel never reads an item, and leaves fetching them to
+ * fire, which knows whether it reads them now (deadlines.c) or queues them to read
+ * later (the scheduler fetches each a few places before it runs). */
 static void wheel_fire(ld_wheel *w, ld_wheel_fire fire, void *ctx)
 {
     ld_wheel_block *b, *next;
 
     for (b = slot_take(w, slot_at(0, w->now)); b != NULL; b = next) {
-        unsigned i;
-
         next = b->next;
         if (next != NULL)
             __builtin_prefetch(next);
-        for (i = 0; i < b->n; i++)
-            __builtin_prefetch(b->items[i]);
         if (!w->halted) {
             w->count -= b->n;
             fire(b->items, b->n, ctx);
