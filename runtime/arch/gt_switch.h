@@ -64,17 +64,13 @@ typedef void (*ld_ctx_entry)(void *arg);
  * where the assembly backends load them; the whole environment through <fenv.h> for
  * the ucontext backend. */
 #if defined(__x86_64__) && !defined(LD_CTX_UCONTEXT)
-/* Eight bytes, the last two zero, as the assembly saves them on a stack: both words
- * are compared in one. */
 typedef struct ld_ctx_fp {
     uint32_t mxcsr;
     uint16_t x87;
-    uint16_t zero;
 } ld_ctx_fp;
 
 static inline void ld_ctx_fp_save(ld_ctx_fp *fp)
 {
-    fp->zero = 0;
     __asm__ volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(fp->mxcsr), "=m"(fp->x87));
 }
 #elif defined(__aarch64__) && !defined(LD_CTX_UCONTEXT)

@@ -1,20 +1,22 @@
 /* gt_switch_x86_64.S: the context switch for x86-64, System V ABI.
  *
  * A switched-out context's stack holds, from its saved stack pointer upwards:
- *   +0  MXCSR (4 bytes), x87 control word (2 bytes), two zero bytes
+ *   +0  MXCSR (4 bytes), x87 control word (2 bytes), padding
  *   +8  r15, r14, r13, r12, rbx, rbp
  *   +56 the address to resume at
  * These are what the ABI makes callee-saved; everything else a call may clobber.
- * The control words are loaded only when they differ from the ones in force; with
- * their padding zero, both are compared as one quadword.
+ * The control words are loaded only when they differ from the ones in force.
  */
     .text
 
 /* Resume the context whose saved stack is now rsp's, given the control words in force
- * in rax (as saved: MXCSR, x87, zero): the second half of every switch. */
+ * in eax (MXCSR) and dx (x87): the second half of every switch. */
 .macro LD_CTX_RESTORE
-    cmpq (%rsp), %rax           /* loading the control words stalls the pipeline: */
-    je 2f                       /* skip it when they are the ones in force already */
+    cmpl (%rsp), %eax           /* loading the control words stalls the pipeline: */
+    jne 1f                      /* skip it when they are the ones in force already */
+    cmpw 4(%rsp), %dx
+    je 2f
+1:
     ldmxcsr (%rsp)
     fldcw 4(%rsp)
 2:
@@ -50,7 +52,7 @@
     .cfi_adjust_cfa_offset 8
     pushq %r15
     .cfi_adjust_cfa_offset 8
-    pushq $0
+    subq $8, %rsp
     .cfi_adjust_cfa_offset 8
     stmxcsr (%rsp)
     fnstcw 4(%rsp)
@@ -65,7 +67,8 @@
 ld_ctx_jump:
     .cfi_startproc
     LD_CTX_SAVE
-    movq (%rsp), %rax
+    movl (%rsp), %eax
+    movzwl 4(%rsp), %edx
     movq %rsi, %rsp             /* the other context's stack, laid out the same way */
     LD_CTX_RESTORE
     .cfi_endproc
@@ -79,10 +82,10 @@ ld_ctx_jump:
     .p2align 4
 ld_ctx_load:
     .cfi_startproc
-    movq $0, -8(%rsp)
     stmxcsr -8(%rsp)
     fnstcw -4(%rsp)
-    movq -8(%rsp), %rax
+    movl -8(%rsp), %eax
+    movzwl -4(%rsp), %edx
     movq %rdi, %rsp
     .cfi_adjust_cfa_offset 56   /* the saved registers and control words, as in a jump */
     LD_CTX_RESTORE
@@ -93,8 +96,7 @@ ld_ctx_load:
  * entry(arg) is called with the stack at to's top, so that it starts as calls do,
  * 16-byte aligned but for its return address, and no bytes of alignment lie above its
  * frame for copy mode to move at every switch. Its control words, to's at 8 (MXCSR)
- * and 12 (x87, then two zero bytes), are loaded only when they differ from the ones
- * in force. rbp is
+ * and 12 (x87), are loaded only when they differ from the ones in force. rbp is
  * cleared to end the frame-pointer chain. entry never returns; if it did there is
  * nothing to return to, so trap at once. */
     .globl ld_ctx_start
@@ -104,9 +106,13 @@ ld_ctx_load:
 ld_ctx_start:
     .cfi_startproc
     LD_CTX_SAVE
-    movq 8(%rsi), %rax
-    cmpq (%rsp), %rax
+    movl 8(%rsi), %eax
+    cmpl (%rsp), %eax
+    jne 1f
+    movzwl 12(%rsi), %eax
+    cmpw 4(%rsp), %ax
     je 2f
+1:
     ldmxcsr 8(%rsi)
     fldcw 12(%rsi)
 2:
