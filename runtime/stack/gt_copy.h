@@ -76,11 +76,21 @@ uint32_t ld_copy_trim(ld_copy_frozen *f, uint32_t len);
  * vector moves: a string move's start-up would cost more than the few lines a parked
  * thread has. One or two lines, the depth of a thread parked in a sleep or of a first
  * frame, take two comparisons; three or four one more, instead of a loop that tests
- * and counts. */
+ * and counts. A line is moved as two 32-byte vectors, both ends being line-aligned (the
+ * run stack's top and a chunk's room): one move each where the scheduler's batch is
+ * compiled for AVX2 (gt_sched.c), two 16-byte ones otherwise. */
 _Static_assert(LD_STACK_CHUNK_ROOM <= 4 * LD_COPY_LINE, "ld_copy_lines copies 4 lines");
 
+typedef long long ld_copy_half __attribute__((vector_size(32), aligned(32), may_alias));
+
 #define LD_COPY_LINE_AT(dst, src, i)                                                     \
-    __builtin_memcpy((dst) + (i)*LD_COPY_LINE, (src) + (i)*LD_COPY_LINE, LD_COPY_LINE)
+    do {                                                                                 \
+        const ld_copy_half *from_ = (const ld_copy_half *)(src) + 2 * (i);               \
+        ld_copy_half *to_ = (ld_copy_half *)(dst) + 2 * (i);                             \
+        ld_copy_half lo_ = from_[0], hi_ = from_[1];                                     \
+        to_[0] = lo_;                                                                    \
+        to_[1] = hi_;                                                                    \
+    } while (0)
 
 static inline void ld_copy_lines(char *dst, const char *src, size_t bytes)
 {

@@ -320,9 +320,10 @@ static int depot_room(ld_stack_depot *p, size_t n)
 
     if (p->carved + n <= p->room)
         return 0;
-    array = p->free == NULL
-                ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                : mremap(p->free, p->room * sizeof *p->free, len, MREMAP_MAYMOVE);
+    array =
+        p->free == NULL
+            ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+            : mremap(p->free, p->room * sizeof *p->free, len, MREMAP_MAYMOVE);
     if (array == MAP_FAILED)
         return -ENOMEM;
     p->free = array;
