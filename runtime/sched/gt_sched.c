@@ -43,10 +43,11 @@
 /* The batch loop, with each resume's freeze and thaw inlined into it, is built twice
  * on x86-64, for AVX2 and without, and the loader picks one (an ifunc): a frozen line
  * then moves as two 32-byte vectors, not four 16-byte ones (gt_copy.h), 16 fewer
- * instructions a models task's life. Not under a sanitizer, whose copies go the told
- * way anyway. */
-#if defined(__x86_64__) && !defined(LD_CTX_ASAN) && !defined(LD_CTX_TSAN) &&             \
-    defined(__has_attribute)
+ * instructions a models task's life. GCC's build only: clang will not flatten a
+ * function it clones, and the copies must be inlined to be cloned with it. Not under
+ * a sanitizer either, whose copies go the told way anyway. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&                   \
+    !defined(LD_CTX_ASAN) && !defined(LD_CTX_TSAN) && defined(__has_attribute)
 #if __has_attribute(target_clones) && __has_attribute(flatten)
 #define LD_SCHED_BATCH_CLONED __attribute__((flatten, target_clones("avx2", "default")))
 #endif
