@@ -8,3 +8,9 @@ add_test(NAME micro.task COMMAND ${CMAKE_CURRENT_LIST_DIR}/test_micro_task.sh
   $<TARGET_FILE:loomdist> ${CMAKE_CURRENT_BINARY_DIR}/micro_task)
 set_tests_properties(micro.task PROPERTIES LABELS mpi TIMEOUT 120
   ENVIRONMENT "${LD_MPI_ENV}")
+# A green thread's life in instructions (callgrind), held to a bound in copy mode; one
+# at a time, as two valgrind runs side by side would slow each other's loop.
+add_test(NAME micro.task_instructions COMMAND ${CMAKE_CURRENT_LIST_DIR}/test_task_instructions.sh
+  $<TARGET_FILE:loomdist> ${CMAKE_CURRENT_BINARY_DIR}/task_instructions)
+set_tests_properties(micro.task_instructions PROPERTIES LABELS cost TIMEOUT 300 RUN_SERIAL TRUE
+  SKIP_RETURN_CODE 77)
