@@ -314,12 +314,13 @@ static ld_stack *chunk_setup(char *base)
  * doubling. */
 static int depot_room(ld_stack_depot *p, size_t n)
 {
-    size_t need = p->room * 2 > p->carved + n ? p->room * 2 : p->carved + n;
-    size_t len = round_pages(need * sizeof *p->free);
+    size_t need, len;
     void *array;
 
     if (p->carved + n <= p->room)
         return 0;
+    need = p->room * 2 > p->carved + n ? p->room * 2 : p->carved + n;
+    len = round_pages(need * sizeof *p->free);
     array =
         p->free == NULL
             ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)

@@ -11,6 +11,6 @@ set_tests_properties(micro.task PROPERTIES LABELS mpi TIMEOUT 120
 # A green thread's life in instructions (callgrind), held to a bound in copy mode; one
 # at a time, as two valgrind runs side by side would slow each other's loop.
 add_test(NAME micro.task_instructions COMMAND ${CMAKE_CURRENT_LIST_DIR}/test_task_instructions.sh
-  $<TARGET_FILE:loomdist> ${CMAKE_CURRENT_BINARY_DIR}/task_instructions ${CMAKE_BUILD_TYPE})
+  ${PROJECT_SOURCE_DIR}/scripts/bench-task-cost $<TARGET_FILE:loomdist> ${CMAKE_BUILD_TYPE})
 set_tests_properties(micro.task_instructions PROPERTIES LABELS cost TIMEOUT 300 RUN_SERIAL TRUE
   SKIP_RETURN_CODE 77)
