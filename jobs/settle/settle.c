@@ -131,13 +131,14 @@ static int settle_prepare(const ld_job_config *cfg, const ld_trade *trades, size
         memset(scratch, 0, scratch_bytes); /* its pages faulted in now */
     p->plans = plans;
     p->scratch = scratch;
+    p->scale = sc->latency_scale * cfg->slow_factor;
     int64_t longest = 0;
     for (size_t i = 0; i < n; i++) {
-        ld_settle_plan_trade(&trades[i], cfg->seed, sc->latency_scale * cfg->slow_factor,
-                             sc->fail_rate, &plans[i]);
+        ld_settle_plan_trade(&trades[i], cfg->seed, sc->fail_rate, sc->pin_fraction,
+                             &plans[i]);
         int64_t total = 0;
         for (int c = 0; c < LD_SETTLE_CALLS; c++)
-            total += plans[i].latency_ns[c];
+            total += ld_settle_call_ns(&plans[i], c, p->scale);
         if (total > longest)
             longest = total;
     }
@@ -150,14 +151,19 @@ static int settle_prepare(const ld_job_config *cfg, const ld_trade *trades, size
  * the first page of its read buffer, and a local clearinghouse's end of it. */
 #define HTTP_BYTES_PER_TRADE (16u * 1024u)
 
-/* A parked green thread per trade, as the runtime counts it, and the trade's plan,
- * task and result; under --io http a connection per trade too. */
+/* Bytes per trade beside its green thread: the trade (48), its plan (8) and result
+ * (16), its places in the run queue, the timing wheel and the depot's free array (24),
+ * and twice that for the heap's rounding and what a strategy keeps besides. */
+#define STATE_BYTES_PER_TRADE 192u
+
+/* A parked green thread per trade, as the runtime counts it, and the trade's state;
+ * callbacks' scratch, and under --io http a connection per trade too. */
 static uint64_t settle_resident_bytes(const ld_job_config *cfg, size_t n)
 {
     const ld_settle_config *sc = cfg->opts;
     uint64_t http = sc->io == LD_SETTLE_HTTP ? HTTP_BYTES_PER_TRADE : 0;
     return ld_gt_resident_bytes(cfg->stack_mode, cfg->stack_size, n) +
-           (uint64_t)n * (512 + LD_SETTLE_SCRATCH + http);
+           (uint64_t)n * (STATE_BYTES_PER_TRADE + LD_SETTLE_SCRATCH + http);
 }
 
 /* The threads strategy's pool; the others run on the carriers. */

@@ -59,6 +59,7 @@ typedef struct ld_settle_db ld_settle_db;
 
 typedef struct ld_settle_prepared {
     ld_settle_plan *plans; /* one per trade of the rank */
+    double scale;          /* every latency's factor: --latency-scale, slowed */
     ld_settle_http *http;  /* --io http: where the checks go; NULL under --io sleep */
     ld_settle_db *db;      /* --db postgres: fetch and update's; NULL under --db none */
     /* LD_SETTLE_SCRATCH bytes per trade for callbacks' per-trade state, written once
@@ -77,6 +78,13 @@ static inline void *ld_settle_scratch(const ld_job_input *in)
 static inline const ld_settle_plan *ld_settle_plan_of(const ld_job_input *in, size_t i)
 {
     return &((const ld_settle_prepared *)in->prepared)->plans[i];
+}
+
+/* Call c's latency in trade plan p of the run in: 0 for a call that is not made. */
+static inline int64_t ld_settle_latency(const ld_job_input *in, const ld_settle_plan *p,
+                                        int c)
+{
+    return ld_settle_call_ns(p, c, ((const ld_settle_prepared *)in->prepared)->scale);
 }
 
 /* The clearinghouse the checks go to, or NULL when every call is a wait. */
@@ -114,8 +122,7 @@ static inline int ld_settle_in_monitor(int call)
 /* Whether trade i takes the monitor under this configuration. */
 static inline int ld_settle_pinned(const ld_job_input *in, size_t i)
 {
-    const ld_settle_config *sc = in->cfg->opts;
-    return ld_settle_plan_of(in, i)->pin_draw < sc->pin_fraction;
+    return ld_settle_plan_of(in, i)->pinned;
 }
 
 /* Record trade i as done now, its failed check failed_check (-1: none): its status,

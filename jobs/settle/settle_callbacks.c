@@ -80,7 +80,8 @@ static int start_call(cb_carrier *c, cb_trade *t, const ld_settle_plan *plan)
     if (c->db && ld_settle_is_db(t->call))
         return ld_settle_db_uv(c->db, ld_settle_db_of(c->in), &c->in->trades[t->index],
                                t->call, t->failed, db_done, t);
-    return ld_deadlines_add_after(c->calls, t, (uint64_t)plan->latency_ns[t->call]);
+    return ld_deadlines_add_after(c->calls, t,
+                                  (uint64_t)ld_settle_latency(c->in, plan, t->call));
 }
 
 /* Start the next call that is made, or finish the trade when none is left. A call
@@ -90,7 +91,7 @@ static void next_call(cb_carrier *c, cb_trade *t)
     const ld_settle_plan *plan = ld_settle_plan_of(c->in, t->index);
 
     for (;; t->call++) {
-        while (t->call < LD_SETTLE_CALLS && plan->latency_ns[t->call] == 0)
+        while (t->call < LD_SETTLE_CALLS && ld_settle_latency(c->in, plan, t->call) == 0)
             t->call++;
         if (t->call == LD_SETTLE_CALLS) {
             ld_settle_finish(c->in, t->index, t->failed);

@@ -42,6 +42,8 @@ typedef struct green_run {
     ld_gt_mutex **gt_monitors;    /* MONITOR_PARKS: one per trade that takes it */
     green_spawner *carriers;      /* one per carrier */
     unsigned ncarriers;
+    double scale; /* every latency's factor */
+    bool waits;   /* every call outside a monitor is a wait: no HTTP, no database */
 } green_run;
 
 /* The run whose trades this carrier's thread settles, set before it spawns any. A
@@ -62,36 +64,28 @@ struct green_spawner {
     int rc;          /* the first error of a spawn or a trade */
 };
 
-/* What a trade's calls read of its plan, copied onto its own stack before the first:
- * with a million trades the plans lie far apart in memory, while a thread's frames come
- * back with it at every switch. No more than this: the frames of a parked trade must
- * fit a chunk's room (gt.h), or spill to the heap. */
-typedef struct trade_calls {
-    int64_t latency_ns[LD_SETTLE_CALLS];
-    int failed_check;
-} trade_calls;
-
-/* One call of trade i on carrier cr: its outcome (1: failed), or an error. It blocks
- * the carrier where `blocks` says, and parks the green thread otherwise. Inlined, so
- * that a parked trade has no frame of it. */
+/* One call of trade i on carrier cr, plan being its plan: its outcome (1: failed), or
+ * an error. It blocks the carrier where `blocks` says, and parks the green thread
+ * otherwise. Inlined, so that a parked trade has no frame of it. */
 static inline __attribute__((always_inline)) int
-green_call(green_spawner *cr, size_t i, const trade_calls *plan, int c, bool blocks)
+green_call(green_spawner *cr, size_t i, const ld_settle_plan *plan, int c, bool blocks)
 {
     const ld_job_input *in = cr->run->in;
     const ld_settle_http *h = ld_settle_http_of(in);
     if (h && ld_settle_is_check(c))
         return blocks ? ld_settle_http_blocking(cr->pinned, h, &in->trades[i], c)
                       : ld_settle_http_green(cr->conns, h, &in->trades[i], c);
+    int64_t ns = ld_settle_latency(in, plan, c);
     if (blocks)
-        ld_settle_block_ns(plan->latency_ns[c]);
+        ld_settle_block_ns(ns);
     else
-        ld_gt_sleep_ns((uint64_t)plan->latency_ns[c]);
+        ld_gt_sleep_ns((uint64_t)ns);
     return c == plan->failed_check;
 }
 
 /* The monitored section: both validation calls under the trade's own monitor, blocking
  * the carrier under green-pinned's; 0, or the error that cut it short. */
-static int validate_in_monitor(green_spawner *cr, size_t i, const trade_calls *plan,
+static int validate_in_monitor(green_spawner *cr, size_t i, const ld_settle_plan *plan,
                                int *failed)
 {
     green_run *r = cr->run;
@@ -142,18 +136,51 @@ static __attribute__((noinline)) int overflow_stack(volatile char *prev, unsigne
     return overflow_stack(frame, depth + 1) + frame[sizeof frame - 1];
 }
 
-/* One trade, as a green thread: the five calls in order, then its result. */
+/* Trade index's plan. Under the tests' cfg->test_overflow, trade 0 overflows its stack
+ * first. */
+static inline __attribute__((always_inline)) const ld_settle_plan *
+trade_plan(green_run *r, size_t index)
+{
+    if (index == 0 && r->in->cfg->test_overflow)
+        overflow_stack(NULL, 0);
+    return ld_settle_plan_of(r->in, index);
+}
+
+/* Trade index has made its calls: its result, unless rc says one failed. */
+static void trade_done(green_run *r, size_t index, int failed, int rc)
+{
+    if (rc >= 0)
+        ld_settle_finish(r->in, index, failed);
+    trade_over(&r->carriers[index % r->ncarriers], rc);
+}
+
+/* A trade whose calls are all waits, as a green thread. What it reads of its plan is
+ * kept in two registers, its calls' draws a byte each in one word: with a million
+ * trades the plans lie far apart in memory, while a thread's frames come back with it
+ * at every switch. Its frame is then the least a trade's can be, so that a parked
+ * trade's frames fit a chunk's two-line room (gt.h); settle.floor holds it there. */
+static void wait_trade(void *arg)
+{
+    size_t index = (uintptr_t)arg;
+    const ld_settle_plan *plan = trade_plan(carrier_run, index);
+    int failed = plan->failed_check; /* each call made lasts, so it is waited out */
+    uint64_t draws = 0;
+    for (int c = LD_SETTLE_CALLS; c-- > 0;)
+        draws = draws << 8 | plan->ms[c];
+    for (; draws; draws >>= 8)
+        if (draws & 0xff)
+            ld_gt_sleep_ns((uint64_t)ld_settle_ms_ns(draws & 0xff, carrier_run->scale));
+    trade_done(carrier_run, index, failed, 0);
+}
+
+/* Any other trade, as a green thread: the five calls in order, then its result. */
 static void settle_trade(void *arg)
 {
     green_run *r = carrier_run;
     size_t index = (uintptr_t)arg;
     green_spawner *cr = &r->carriers[index % r->ncarriers];
-    if (index == 0 && r->in->cfg->test_overflow)
-        overflow_stack(NULL, 0);
-    const ld_settle_plan *p = ld_settle_plan_of(r->in, index);
-    trade_calls plan = {.failed_check = p->failed_check};
-    memcpy(plan.latency_ns, p->latency_ns, sizeof plan.latency_ns);
-    int monitored = r->mode != MONITOR_NONE && ld_settle_pinned(r->in, index);
+    const ld_settle_plan plan = *trade_plan(r, index); /* for the reason above */
+    bool monitored = r->mode != MONITOR_NONE && plan.pinned;
     int failed = -1, rc = 0;
     for (int c = 0; c < LD_SETTLE_CALLS && rc >= 0; c++) {
         if (monitored && ld_settle_in_monitor(c)) {
@@ -162,14 +189,20 @@ static void settle_trade(void *arg)
         } else if (cr->db && ld_settle_is_db(c)) {
             rc = ld_settle_db_green(cr->db, ld_settle_db_of(r->in), &r->in->trades[index],
                                     c, failed);
-        } else if (plan.latency_ns[c] > 0) {
+        } else if (ld_settle_latency(r->in, &plan, c) > 0) {
             rc = green_call(cr, index, &plan, c, false);
             ld_settle_note(&failed, c, rc);
         }
     }
-    if (rc >= 0)
-        ld_settle_finish(r->in, index, failed);
-    trade_over(cr, rc);
+    trade_done(r, index, failed, rc);
+}
+
+/* How trade i runs: as a wait_trade unless a call is more than a wait, or the trade
+ * takes the monitor. */
+static ld_gt_fn trade_fn(const green_run *r, size_t i)
+{
+    bool monitored = r->mode != MONITOR_NONE && ld_settle_pinned(r->in, i);
+    return r->waits && !monitored ? wait_trade : settle_trade;
 }
 
 /* As a green thread, the way an executor's submit loop starts virtual threads: carrier
@@ -181,7 +214,7 @@ static void spawn_trades(void *arg)
     green_run *r = sp->run;
     size_t every = ld_carriers_spawn_batch(r->in->cfg), batch = 0, i = sp->carrier;
     for (; i < r->in->n; i += r->ncarriers) {
-        int rc = ld_gt_spawn(sp->sched, settle_trade, (void *)(uintptr_t)i, NULL);
+        int rc = ld_gt_spawn(sp->sched, trade_fn(r, i), (void *)(uintptr_t)i, NULL);
         if (rc != 0) {
             sp->rc = rc;
             break;
@@ -258,7 +291,11 @@ static void free_monitors(green_run *r)
 
 static int settle_green_mode(const ld_job_input *in, enum monitor_mode mode)
 {
-    green_run run = {.in = in, .mode = mode, .ncarriers = ld_carriers_count(in->cfg)};
+    green_run run = {.in = in,
+                     .mode = mode,
+                     .ncarriers = ld_carriers_count(in->cfg),
+                     .scale = ((const ld_settle_prepared *)in->prepared)->scale,
+                     .waits = !ld_settle_http_of(in) && !ld_settle_db_of(in)};
     int rc = make_monitors(&run);
     run.carriers = calloc(run.ncarriers, sizeof *run.carriers);
     if (rc == 0 && !run.carriers)

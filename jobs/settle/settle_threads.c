@@ -36,7 +36,7 @@ static int pool_call(const ld_job_input *in, ld_http_conn *conn, size_t i, int c
     const ld_settle_plan *plan = ld_settle_plan_of(in, i);
     if (conn && ld_settle_is_check(c))
         return ld_settle_http_blocking(conn, ld_settle_http_of(in), &in->trades[i], c);
-    ld_settle_block_ns(plan->latency_ns[c]);
+    ld_settle_block_ns(ld_settle_latency(in, plan, c));
     return c == plan->failed_check;
 }
 
@@ -57,7 +57,7 @@ static int pool_trade(const ld_job_input *in, ld_http_conn *conn, ld_settle_db_p
 {
     int failed = -1;
     for (int c = 0; c < LD_SETTLE_CALLS; c++) {
-        if (ld_settle_plan_of(in, i)->latency_ns[c] == 0)
+        if (ld_settle_latency(in, ld_settle_plan_of(in, i), c) == 0)
             continue;
         int outcome = db && ld_settle_is_db(c) ? db_call(in, db, i, c, failed)
                                                : pool_call(in, conn, i, c);

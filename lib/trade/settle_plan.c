@@ -2,13 +2,14 @@
 #include "settle_plan.h"
 
 /* Latency range of each call in whole milliseconds, as the seed study drew them. */
-static const uint32_t call_ms[LD_SETTLE_CALLS][2] = {
+static const uint8_t call_ms[LD_SETTLE_CALLS][2] = {
     {1, 5}, {60, 160}, {40, 120}, {50, 140}, {1, 5}};
 
 /* Every draw is made in a fixed order whatever the trade's side or the configuration,
- * so the stream stays aligned and a plan depends only on (seed, id, scale, fail_rate). */
-void ld_settle_plan_trade(const ld_trade *t, uint64_t seed, double scale,
-                          double fail_rate, ld_settle_plan *plan)
+ * so the stream stays aligned and a plan depends only on (seed, id, fail_rate,
+ * pin_fraction). */
+void ld_settle_plan_trade(const ld_trade *t, uint64_t seed, double fail_rate,
+                          double pin_fraction, ld_settle_plan *plan)
 {
     ld_pcg32 rng = ld_trade_stream(seed, t->id, LD_STREAM_SETTLE);
     plan->status = LD_SETTLED;
@@ -18,11 +19,11 @@ void ld_settle_plan_trade(const ld_trade *t, uint64_t seed, double scale,
         int fails = ld_pcg32_double(&rng) < fail_rate;
         int made = c != LD_CALL_SHARES || t->side == LD_SELL;
         int is_check = c >= LD_CALL_COUNTERPARTY && c <= LD_CALL_SHARES;
-        plan->latency_ns[c] = made ? (int64_t)((double)ms * 1e6 * scale) : 0;
+        plan->ms[c] = made ? (uint8_t)ms : 0;
         if (made && is_check && fails && plan->status == LD_SETTLED) {
             plan->status = LD_FAILED;
             plan->failed_check = (int8_t)c;
         }
     }
-    plan->pin_draw = ld_pcg32_double(&rng);
+    plan->pinned = ld_pcg32_double(&rng) < pin_fraction;
 }

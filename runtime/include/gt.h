@@ -67,7 +67,7 @@ enum ld_stack_mode { LD_STACK_OWN, LD_STACK_COPY };
 int ld_stack_mode_supported(enum ld_stack_mode mode);
 
 /* Bytes of a copy-mode chunk: the thread's struct, then its frozen frames. */
-#define LD_GT_STACK_CHUNK 384u
+#define LD_GT_STACK_CHUNK 256u
 
 /* The resident memory n parked green threads cost, for a check before a run that
  * they fit: in own mode, each stack's top page and the page-table entries of its

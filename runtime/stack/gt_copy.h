@@ -71,15 +71,13 @@ static inline int ld_copy_reserve(ld_copy_frozen *f, uint32_t len)
  * it if the room holds them all. Returns the bytes given back. */
 uint32_t ld_copy_trim(ld_copy_frozen *f, uint32_t len);
 
-/* Whole cache lines, at least one (a parked thread has at least its switch's frame)
- * and at most the chunk's room of them, each a fixed-size copy the compiler turns into
- * vector moves: a string move's start-up would cost more than the few lines a parked
- * thread has. One or two lines, the depth of a thread parked in a sleep or of a first
- * frame, take two comparisons; three or four one more, instead of a loop that tests
- * and counts. A line is moved as two 32-byte vectors, both ends being line-aligned (the
- * run stack's top and a chunk's room): one move each where the scheduler's batch is
+/* Whole cache lines, one or two (a parked thread has at least its switch's frame, and
+ * the chunk's room holds two), each a fixed-size copy the compiler turns into vector
+ * moves: a string move's start-up would cost more than the few lines a parked thread
+ * has. A line is moved as two 32-byte vectors, both ends being line-aligned (the run
+ * stack's top and a chunk's room): one move each where the scheduler's batch is
  * compiled for AVX2 (gt_sched.c), two 16-byte ones otherwise. */
-_Static_assert(LD_STACK_CHUNK_ROOM <= 4 * LD_COPY_LINE, "ld_copy_lines copies 4 lines");
+_Static_assert(LD_STACK_CHUNK_ROOM <= 2 * LD_COPY_LINE, "ld_copy_lines copies 2 lines");
 
 typedef long long ld_copy_half __attribute__((vector_size(32), aligned(32), may_alias));
 
@@ -94,16 +92,8 @@ typedef long long ld_copy_half __attribute__((vector_size(32), aligned(32), may_
 
 static inline void ld_copy_lines(char *dst, const char *src, size_t bytes)
 {
-    if (bytes <= 2 * LD_COPY_LINE) {
-        if (bytes == 2 * LD_COPY_LINE)
-            LD_COPY_LINE_AT(dst, src, 1);
-        LD_COPY_LINE_AT(dst, src, 0);
-        return;
-    }
-    if (bytes == 4 * LD_COPY_LINE)
-        LD_COPY_LINE_AT(dst, src, 3);
-    LD_COPY_LINE_AT(dst, src, 2);
-    LD_COPY_LINE_AT(dst, src, 1);
+    if (bytes == 2 * LD_COPY_LINE)
+        LD_COPY_LINE_AT(dst, src, 1);
     LD_COPY_LINE_AT(dst, src, 0);
 }
 

@@ -104,10 +104,11 @@ size_t ld_stack_depot_size(const ld_stack_depot *p);
 
 /* Copy mode: a chunk's header holds the ld_stack and the thread's struct in two cache
  * lines, and right after it, in the lines a resume fetches anyway, the room for its
- * frozen frames: four lines, as deep as a settle trade parked in a call (240 bytes on
- * x86-64). A parked thread is then six lines, 384 bytes, where the room has no slack.
- * A sanitizer's fiber fields make the context longer and the struct three lines; its
- * deeper frames spill past the smaller room either way. */
+ * frozen frames: two lines, as deep as a thread parked in a sleep called from its
+ * function (a settle trade's wait_trade: 128 bytes on x86-64, the switch's 64 among
+ * them). A parked thread is then four lines, 256 bytes. A sanitizer's fiber fields
+ * make the context longer and the struct three lines; its deeper frames spill past
+ * the smaller room either way. */
 #if defined(LD_CTX_ASAN) || defined(LD_CTX_TSAN)
 #define LD_STACK_CHUNK_HEADER 192u
 #else
@@ -135,10 +136,13 @@ void ld_stack_cache_fini(ld_stack_cache *c);
 
 /* Start fetching the lines a new thread soon writes in st: its struct at the start of
  * the header, and its first frames, which an own stack has just below the header (from
- * its first run) and a chunk in its room, right after it (from its first freeze). Stacks
- * in the cache are mostly cold, and the array, unlike a list linked through them, names
- * the next ones before any of them is read. Always inlined: GCC deems a function that
- * only prefetches free of effects, and drops every call to it. */
+ * its first run: six lines in all) and a chunk in its room, right after it (from its
+ * first freeze: the chunk's four). Stacks in the cache are mostly cold, and the array,
+ * unlike a list linked through them, names the next ones before any of them is read.
+ * Always inlined: GCC deems a function that only prefetches free of effects, and drops
+ * every call to it. */
+_Static_assert(LD_GT_STACK_CHUNK == 4 * 64, "ld_stack_prefetch fetches a chunk's lines");
+
 static inline __attribute__((always_inline)) void
 ld_stack_prefetch(const ld_stack_cache *c, const ld_stack *st)
 {
@@ -148,8 +152,10 @@ ld_stack_prefetch(const ld_stack_cache *c, const ld_stack *st)
     __builtin_prefetch(p + 64, 1);
     __builtin_prefetch(p + 128, 1);
     __builtin_prefetch(p + 192, 1);
-    __builtin_prefetch(p + 256, 1);
-    __builtin_prefetch(p + 320, 1);
+    if (c->prefetch_from != 0) {
+        __builtin_prefetch(p + 256, 1);
+        __builtin_prefetch(p + 320, 1);
+    }
 }
 
 /* The rest of ld_stack_get and ld_stack_put, out of line. */

@@ -388,12 +388,12 @@ static void ch_on_request(ld_http_request *req, void *ctx)
         return;
     }
     ld_settle_plan plan;
-    ld_settle_plan_trade(&t, seed, scale, fail, &plan);
-    if (plan.latency_ns[call] == 0) {
+    ld_settle_plan_trade(&t, seed, fail, 0, &plan);
+    if (plan.ms[call] == 0) {
         ch_refuse(ch, req, 422, NULL, "shares are checked for SELL trades only");
         return;
     }
-    ch_check_start(ch, req, plan.latency_ns[call],
+    ch_check_start(ch, req, ld_settle_call_ns(&plan, call, scale),
                    plan.failed_check == call ? "fail\n" : "pass\n",
                    plan.failed_check == call, now);
 }

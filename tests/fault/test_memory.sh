@@ -28,10 +28,10 @@ if [ -z "$sanitized" ]; then
     verdict
 fi
 
-# More trades than the node has memory for, at a 512-byte chunk and 512 bytes of
-# state each.
+# More trades than the node has memory for, at two trades a KiB: settle's estimate
+# is a 256-byte chunk and 224 bytes of state each.
 avail_kib=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
-trades=$avail_kib
+trades=$((avail_kib * 2))
 if [ "$trades" -le 100000000 ]; then
     # The refusal comes with the checks, before rank 0 builds the book, so it takes no
     # longer than a run's start: bad input, one line, exit 2.

@@ -82,7 +82,7 @@ static void send_trade(test_conn *c, const ld_trade *t, pending *p)
 /* Read trade p's answers: each 200, none before its planned latency; the first fail
  * is the failed check. Returns the number of fails. */
 static int read_trade(test_conn *c, const pending *p, const ld_settle_plan *plan,
-                      const ld_settle_result *slept)
+                      double scale, const ld_settle_result *slept)
 {
     int failed_check = -1, fails = 0;
 
@@ -92,9 +92,10 @@ static int read_trade(test_conn *c, const pending *p, const ld_settle_plan *plan
         int64_t took = now_ns() - p->sent_ns;
         CHECK(rc == 1 && c->status == 200, "trade %zu call %d: %d %d", p->trade, call, rc,
               c->status);
-        CHECK(took >= plan->latency_ns[call],
+        int64_t planned = ld_settle_call_ns(plan, call, scale);
+        CHECK(took >= planned,
               "trade %zu call %d answered after %" PRId64 " ns, planned %" PRId64,
-              p->trade, call, took, plan->latency_ns[call]);
+              p->trade, call, took, planned);
         int fail = strcmp(c->body, "fail\n") == 0;
         CHECK(fail || strcmp(c->body, "pass\n") == 0, "body '%s'", c->body);
         if (fail && failed_check < 0)
@@ -185,11 +186,14 @@ int main(void)
         }
         for (int k = 0; k < CONNS && base + (size_t)k < TRADES; k++) {
             const ld_settle_plan *plan = &prep->plans[p[k].trade];
-            fails += (uint64_t)read_trade(&conn[k], &p[k], plan, &slept[p[k].trade]);
+            fails += (uint64_t)read_trade(&conn[k], &p[k], plan, prep->scale,
+                                          &slept[p[k].trade]);
             calls += (uint64_t)p[k].n;
-            for (int j = 0; j < p[k].n; j++)
-                if (plan->latency_ns[p[k].calls[j]] > longest)
-                    longest = plan->latency_ns[p[k].calls[j]];
+            for (int j = 0; j < p[k].n; j++) {
+                int64_t planned = ld_settle_call_ns(plan, p[k].calls[j], prep->scale);
+                if (planned > longest)
+                    longest = planned;
+            }
         }
     }
     for (int k = 0; k < CONNS; k++)

@@ -65,9 +65,9 @@ static void target(char *out, size_t size, const ld_trade *t, int call, double s
 }
 
 /* The plan sleep mode draws for trade t. */
-static void plan_of(const ld_trade *t, double scale, ld_settle_plan *plan)
+static void plan_of(const ld_trade *t, ld_settle_plan *plan)
 {
-    ld_settle_plan_trade(t, SEED, scale, FAIL, plan);
+    ld_settle_plan_trade(t, SEED, FAIL, 0, plan);
 }
 
 /* The checks trade t makes, in order: shares for SELL only. */
@@ -93,7 +93,7 @@ static int outcome(int rc, const ld_http_reply *r)
 static void check_trade(const char *who, size_t i, int failed_check)
 {
     ld_settle_plan plan;
-    plan_of(&trades[i], 0.01, &plan);
+    plan_of(&trades[i], &plan);
     CHECK(failed_check == plan.failed_check, "%s: trade %zu failed check %d, planned %d",
           who, i, failed_check, plan.failed_check);
 }
@@ -425,8 +425,8 @@ static void test_cap(void)
 
     for (unsigned k = 0; k < CAPPED; k++) {
         ld_settle_plan plan;
-        plan_of(&trades[k], CAP_SCALE, &plan);
-        sum += plan.latency_ns[LD_CALL_COUNTERPARTY];
+        plan_of(&trades[k], &plan);
+        sum += ld_settle_call_ns(&plan, LD_CALL_COUNTERPARTY, CAP_SCALE);
         g[k].first = k;
     }
     ld_clearinghouse_thread_window(ch, &st);
