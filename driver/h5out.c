@@ -71,7 +71,7 @@ static size_t per_iteration_bytes(const ld_record *r, int ranks)
 #define COLS_HUGE_PAGE (2u << 20)
 
 /* Room for every per-trade column of /trades, and then of each strategy in turn,
- * filled in one pass over the rows: a pass per column read the whole book (48 bytes
+ * filled in one pass over the rows: a pass per column read the whole book (40 bytes
  * a trade) again for each of its seven fields. The same room is the scratch of the
  * small datasets, so that a failure to allocate is agreed on once: w->cols is NULL
  * where there was no room. */

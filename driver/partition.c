@@ -9,18 +9,14 @@
 
 MPI_Datatype ld_partition_trade_type(void)
 {
-    int lengths[] = {1, 1, 1, 1, 1, 1, LD_SYMBOL_LEN};
-    MPI_Aint displs[] = {offsetof(ld_trade, id),
-                         offsetof(ld_trade, price_cents),
-                         offsetof(ld_trade, notional_cents),
-                         offsetof(ld_trade, quantity),
-                         offsetof(ld_trade, counterparty),
-                         offsetof(ld_trade, side),
-                         offsetof(ld_trade, symbol)};
-    MPI_Datatype types[] = {MPI_UINT64_T, MPI_INT64_T, MPI_INT64_T, MPI_UINT32_T,
+    int lengths[] = {1, 1, 1, 1, 1, LD_SYMBOL_LEN};
+    MPI_Aint displs[] = {offsetof(ld_trade, id),       offsetof(ld_trade, price_cents),
+                         offsetof(ld_trade, quantity), offsetof(ld_trade, counterparty),
+                         offsetof(ld_trade, side),     offsetof(ld_trade, symbol)};
+    MPI_Datatype types[] = {MPI_UINT64_T, MPI_INT64_T, MPI_UINT32_T,
                             MPI_UINT32_T, MPI_UINT8_T, MPI_CHAR};
     MPI_Datatype fields, trade;
-    MPI_Type_create_struct(7, lengths, displs, types, &fields);
+    MPI_Type_create_struct(6, lengths, displs, types, &fields);
     MPI_Type_create_resized(fields, 0, sizeof(ld_trade), &trade);
     MPI_Type_free(&fields);
     MPI_Type_commit(&trade);

@@ -151,7 +151,7 @@ static int settle_prepare(const ld_job_config *cfg, const ld_trade *trades, size
  * the first page of its read buffer, and a local clearinghouse's end of it. */
 #define HTTP_BYTES_PER_TRADE (16u * 1024u)
 
-/* Bytes per trade beside its green thread: the trade (48), its plan (8) and result
+/* Bytes per trade beside its green thread: the trade (40), its plan (8) and result
  * (16), its places in the run queue, the timing wheel and the depot's free array (24),
  * and twice that for the heap's rounding and what a strategy keeps besides. */
 #define STATE_BYTES_PER_TRADE 192u

@@ -631,7 +631,7 @@ double ld_var_trade(const ld_trade *t, uint64_t seed, uint32_t sims,
     if (kernel != LD_VAR_SORT && kernel != LD_VAR_SELECT)
         return NAN;
     double price = (double)t->price_cents / 100.0;
-    double notional = (double)t->notional_cents / 100.0;
+    double notional = (double)ld_trade_notional(t) / 100.0;
     uint32_t k = var_index(sims);
     var_draws(t, seed, sims, scratch);
     if (kernel == LD_VAR_SELECT && LD_VAR_GAP_HOLDS && sims >= LD_VAR_BAND_MIN &&
@@ -649,14 +649,14 @@ double ld_var_trade(const ld_trade *t, uint64_t seed, uint32_t sims,
  * X, so its 5% quantile is at X's: mu - sigma^2/2 + sigma*z_0.05. */
 double ld_var_closed_form(const ld_trade *t)
 {
-    double notional = (double)t->notional_cents / 100.0;
+    double notional = (double)ld_trade_notional(t) / 100.0;
     double x = (LD_VAR_DRIFT - 0.5 * LD_VAR_VOL * LD_VAR_VOL) + LD_VAR_VOL * LD_VAR_Z05;
     return -notional * (exp(x) - 1.0);
 }
 
 void ld_var_pnl(double *z, uint32_t n, const ld_trade *t)
 {
-    var_pnl(z, n, (double)t->price_cents / 100.0, (double)t->notional_cents / 100.0);
+    var_pnl(z, n, (double)t->price_cents / 100.0, (double)ld_trade_notional(t) / 100.0);
 }
 
 uint32_t ld_var_index(uint32_t sims)

@@ -49,7 +49,6 @@ static void book_trade(ld_trade *t, uint64_t id, uint64_t seed)
     t->side = (uint8_t)(ld_pcg32_bounded(&rng, 2) == 0 ? LD_BUY : LD_SELL);
     t->price_cents = (int64_t)ld_pcg32_range(&rng, 1000, 50000);
     t->quantity = ld_pcg32_range(&rng, 1, 10000);
-    t->notional_cents = t->price_cents * (int64_t)t->quantity;
     t->counterparty = ld_pcg32_bounded(&rng, 1000);
     const char *symbol = ld_tickers[ld_pcg32_bounded(&rng, (uint32_t)LD_TICKERS)];
     memcpy(t->symbol, symbol, LD_SYMBOL_LEN);

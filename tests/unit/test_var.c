@@ -48,7 +48,7 @@ static double var_relative_sd(uint32_t n)
 static double var_reference(const ld_trade *t, uint32_t sims, double *pnl)
 {
     double price = (double)t->price_cents / 100.0;
-    double notional = (double)t->notional_cents / 100.0;
+    double notional = (double)ld_trade_notional(t) / 100.0;
     ld_pcg32 rng = ld_trade_stream(SEED, t->id, LD_STREAM_VAR);
     for (uint32_t i = 0; i < sims; i++) {
         double z = ld_pcg32_normal(&rng);
@@ -126,7 +126,7 @@ static void test_kernels_agree(const ld_trade *book, double *scratch)
         for (int i = 0; i < 20; i++)
             bad += !kernels_agree(&book[i], lengths[l], scratch);
     ld_trade odd = book[0];
-    odd.notional_cents = -odd.notional_cents; /* a short position: P&L falls with z */
+    odd.price_cents = -odd.price_cents; /* so a negative notional: P&L falls with z */
     bad += !kernels_agree(&odd, SIMS, scratch);
     CHECK(bad == 0, "sort and select disagree on %d runs", bad);
 }
@@ -239,7 +239,6 @@ static void test_book(void)
         bad += t->id != (uint64_t)i || t->side > LD_SELL;
         bad += t->price_cents < 1000 || t->price_cents > 50000;
         bad += t->quantity < 1 || t->quantity > 10000 || t->counterparty >= 1000;
-        bad += t->notional_cents != t->price_cents * (int64_t)t->quantity;
         bad += t->symbol[0] == '\0' || t->symbol[LD_SYMBOL_LEN - 1] != '\0';
         sells += t->side == LD_SELL;
         if (i < 100) {
