@@ -11,13 +11,22 @@
 
 enum { LD_PCT_P50, LD_PCT_P99, LD_PCT_MAX, LD_PCTS };
 
-/* The percentiles of v[0..n) into pct, in the order above; v is reordered. */
-static inline void ld_pcts_of(int64_t *v, size_t n, int64_t pct[LD_PCTS])
+/* The percentiles of n values read through get into pct, in the order above; all 0
+ * when there was no memory to find them. */
+static inline void ld_pcts_of(size_t n, ld_value_fn get, const void *ctx,
+                              int64_t pct[LD_PCTS])
 {
-    ld_pct3 p = ld_percentiles(v, n);
+    ld_pct3 p;
+    ld_percentiles(n, get, ctx, &p);
     pct[LD_PCT_P50] = p.p50;
     pct[LD_PCT_P99] = p.p99;
     pct[LD_PCT_MAX] = p.max;
+}
+
+/* Value i of an array of int64_t, for ld_pcts_of. */
+static inline int64_t ld_i64_at(const void *v, size_t i)
+{
+    return ((const int64_t *)v)[i];
 }
 
 /* One strategy's measurements on this rank. */

@@ -87,7 +87,7 @@ static void gather_percentiles(MPI_Comm comm, const ld_options *o, const ld_shar
         MPI_Gatherv(mine, n, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, comm);
     }
     if (ok && rank == 0) {
-        ld_pcts_of(all, o->trades, out->pct[k]);
+        ld_pcts_of(o->trades, ld_i64_at, all, out->pct[k]);
     }
     free(mine);
     free(counts);

@@ -203,60 +203,70 @@ static size_t nearest_rank(size_t n, double q)
     return (rank < 1 ? 1 : rank > n ? n : rank) - 1;
 }
 
-/* The median of three values. */
-static int64_t median3(int64_t a, int64_t b, int64_t c)
+/* The percentiles are found a digit of this many bits at a time. */
+#define PCT_DIGIT 16
+#define PCT_DIGITS (1u << PCT_DIGIT)
+
+/* u's bits from `from` up: 0 when from is 64. */
+static uint64_t bits_from(uint64_t u, int from)
 {
-    if (a > b) {
-        int64_t t = a;
-        a = b;
-        b = t;
-    }
-    return c <= a ? a : c >= b ? b : c;
+    return from >= 64 ? 0 : u >> from;
 }
 
-/* Hoare's selection: reorder v[0..n) so that v[k] is its k-th smallest (from 0),
- * nothing before it larger and nothing after it smaller. Each round partitions the
- * part that holds k around the median of its ends and middle. */
-static int64_t select_k(int64_t *v, size_t n, size_t k)
+/* One digit of each wanted value, the bits [shift, shift + width) of its distance from
+ * lo: the values whose higher bits are those found so far (known[k]) are counted by
+ * digit, and the digit where rank[k] falls is the wanted one's. rank[k] becomes its
+ * rank among the values that share the digit. */
+static void pct_digit(size_t n, ld_value_fn get, const void *ctx, uint64_t lo, int shift,
+                      int width, uint64_t known[2], size_t rank[2], size_t *count)
 {
-    ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, at = (ptrdiff_t)k;
-    while (lo < hi) {
-        int64_t pivot = median3(v[lo], v[lo + (hi - lo) / 2], v[hi]);
-        ptrdiff_t i = lo, j = hi;
-        while (i <= j) {
-            while (v[i] < pivot)
-                i++;
-            while (v[j] > pivot)
-                j--;
-            if (i <= j) {
-                int64_t t = v[i];
-                v[i++] = v[j];
-                v[j--] = t;
-            }
-        }
-        if (at <= j)
-            hi = j;
-        else if (at >= i)
-            lo = i;
-        else
-            break; /* between the two parts: equal to the pivot */
+    memset(count, 0, 2 * PCT_DIGITS * sizeof *count);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t u = (uint64_t)get(ctx, i) - lo;
+        unsigned digit = (unsigned)(u >> shift) & ((1u << width) - 1);
+        for (int k = 0; k < 2; k++)
+            if (bits_from(u, shift + width) == known[k])
+                count[k * PCT_DIGITS + digit]++;
     }
-    return v[k];
+    for (int k = 0; k < 2; k++) {
+        const size_t *c = count + k * PCT_DIGITS;
+        unsigned d = 0;
+        while (rank[k] >= c[d])
+            rank[k] -= c[d++];
+        known[k] = known[k] << width | d;
+    }
 }
 
-/* The 99th first: it leaves the smaller values in front, among which the median is
- * then selected, and the larger behind, among which lies the maximum. */
-ld_pct3 ld_percentiles(int64_t *v, size_t n)
+/* A radix selection: one pass for the least and the largest value, then one a digit
+ * of their distance's bits, from the top, for the median and the 99th percentile at
+ * once; latencies of under 4 s take two. The values are read where they lie, and
+ * never copied: at a million trades a copy was the largest thing the process held
+ * after its run. */
+int ld_percentiles(size_t n, ld_value_fn get, const void *ctx, ld_pct3 *out)
 {
-    ld_pct3 p = {0, 0, 0};
+    *out = (ld_pct3){0, 0, 0};
     if (n == 0)
-        return p;
-    size_t k99 = nearest_rank(n, 0.99);
-    p.p99 = select_k(v, n, k99);
-    p.p50 = select_k(v, k99 + 1, nearest_rank(n, 0.50));
-    p.max = p.p99;
-    for (size_t i = k99 + 1; i < n; i++)
-        if (v[i] > p.max)
-            p.max = v[i];
-    return p;
+        return 0;
+    size_t *count = malloc(2 * PCT_DIGITS * sizeof *count);
+    if (count == NULL)
+        return -ENOMEM;
+    int64_t lo = get(ctx, 0), hi = lo;
+    for (size_t i = 1; i < n; i++) {
+        int64_t v = get(ctx, i);
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    uint64_t range = (uint64_t)hi - (uint64_t)lo, known[2] = {0, 0};
+    size_t rank[2] = {nearest_rank(n, 0.50), nearest_rank(n, 0.99)};
+    int top = range == 0 ? 0 : 64 - __builtin_clzll(range);
+    for (int shift = top; shift > 0;) {
+        int width = shift < PCT_DIGIT ? shift : PCT_DIGIT;
+        shift -= width;
+        pct_digit(n, get, ctx, (uint64_t)lo, shift, width, known, rank, count);
+    }
+    free(count);
+    out->p50 = (int64_t)((uint64_t)lo + known[0]);
+    out->p99 = (int64_t)((uint64_t)lo + known[1]);
+    out->max = hi;
+    return 0;
 }

@@ -63,11 +63,15 @@ int64_t ld_proc_rss_kib(void);
 /* The memory mappings the process holds now (lines of /proc/self/maps), or -1. */
 long ld_proc_maps(void);
 
-/* The nearest-rank median, 99th percentile and maximum of v[0..n) (all 0 when n is
- * 0), found by selection in linear time rather than by a sort; v is reordered. */
+/* Value i of the n that ld_percentiles reads, ctx being its caller's. */
+typedef int64_t (*ld_value_fn)(const void *ctx, size_t i);
+
+/* The nearest-rank median, 99th percentile and maximum of n values read through get
+ * (all 0 when n is 0), exactly, in a few passes over them and without a copy: 0, or
+ * -ENOMEM (out is then all 0). */
 typedef struct ld_pct3 {
     int64_t p50, p99, max;
 } ld_pct3;
-ld_pct3 ld_percentiles(int64_t *v, size_t n);
+int ld_percentiles(size_t n, ld_value_fn get, const void *ctx, ld_pct3 *out);
 
 #endif
