@@ -163,7 +163,7 @@ static void wait_trade(void *arg)
 {
     size_t index = (uintptr_t)arg;
     const ld_settle_plan *plan = trade_plan(carrier_run, index);
-    int failed = plan->failed_check; /* each call made lasts, so it is waited out */
+    int failed = (int)plan->failed_check; /* each call made lasts: it is waited out */
     uint64_t draws = 0;
     for (int c = LD_SETTLE_CALLS; c-- > 0;)
         draws = draws << 8 | plan->ms[c];
