@@ -29,7 +29,6 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <string.h>
 
 enum monitor_mode { MONITOR_NONE, MONITOR_PINS, MONITOR_PARKS };
 

@@ -1,8 +1,8 @@
 /* settle_plan.h: how a trade settles: its five calls, the latency of each and the
  * outcome of each check, drawn from the trade's own LD_STREAM_SETTLE stream.
  *
- * A plan depends only on (seed, trade id, fail rate), never on who draws it, so
- * the settle job's strategies wait out the very latencies, and meet the very
+ * A plan depends only on (seed, trade id, fail rate, pin fraction), never on who draws
+ * it, so the settle job's strategies wait out the very latencies, and meet the very
  * outcomes, that the clearinghouse service answers with. Both link this, and neither
  * links the other.
  */
