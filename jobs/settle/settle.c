@@ -136,9 +136,7 @@ static int settle_prepare(const ld_job_config *cfg, const ld_trade *trades, size
     for (size_t i = 0; i < n; i++) {
         ld_settle_plan_trade(&trades[i], cfg->seed, sc->fail_rate, sc->pin_fraction,
                              &plans[i]);
-        int64_t total = 0;
-        for (int c = 0; c < LD_SETTLE_CALLS; c++)
-            total += ld_settle_call_ns(&plans[i], c, p->scale);
+        int64_t total = ld_settle_plan_ns(&plans[i], p->scale);
         if (total > longest)
             longest = total;
     }

@@ -41,7 +41,7 @@ typedef struct green_run {
     ld_gt_mutex **gt_monitors;    /* MONITOR_PARKS: one per trade that takes it */
     green_spawner *carriers;      /* one per carrier */
     unsigned ncarriers;
-    double scale; /* every latency's factor */
+    double scale; /* the prepared latency factor, one load away for wait_trade */
     bool waits;   /* every call outside a monitor is a wait: no HTTP, no database */
 } green_run;
 
@@ -135,6 +135,12 @@ static __attribute__((noinline)) int overflow_stack(volatile char *prev, unsigne
     return overflow_stack(frame, depth + 1) + frame[sizeof frame - 1];
 }
 
+/* Whether the trade of this plan takes its monitor in this run. */
+static bool takes_monitor(const green_run *r, const ld_settle_plan *plan)
+{
+    return r->mode != MONITOR_NONE && plan->pinned;
+}
+
 /* Trade index's plan. Under the tests' cfg->test_overflow, trade 0 overflows its stack
  * first. */
 static inline __attribute__((always_inline)) const ld_settle_plan *
@@ -179,7 +185,7 @@ static void settle_trade(void *arg)
     size_t index = (uintptr_t)arg;
     green_spawner *cr = &r->carriers[index % r->ncarriers];
     const ld_settle_plan plan = *trade_plan(r, index); /* for the reason above */
-    bool monitored = r->mode != MONITOR_NONE && plan.pinned;
+    bool monitored = takes_monitor(r, &plan);
     int failed = -1, rc = 0;
     for (int c = 0; c < LD_SETTLE_CALLS && rc >= 0; c++) {
         if (monitored && ld_settle_in_monitor(c)) {
@@ -188,7 +194,7 @@ static void settle_trade(void *arg)
         } else if (cr->db && ld_settle_is_db(c)) {
             rc = ld_settle_db_green(cr->db, ld_settle_db_of(r->in), &r->in->trades[index],
                                     c, failed);
-        } else if (ld_settle_latency(r->in, &plan, c) > 0) {
+        } else if (plan.ms[c] != 0) {
             rc = green_call(cr, index, &plan, c, false);
             ld_settle_note(&failed, c, rc);
         }
@@ -200,7 +206,7 @@ static void settle_trade(void *arg)
  * takes the monitor. */
 static ld_gt_fn trade_fn(const green_run *r, size_t i)
 {
-    bool monitored = r->mode != MONITOR_NONE && ld_settle_pinned(r->in, i);
+    bool monitored = takes_monitor(r, ld_settle_plan_of(r->in, i));
     return r->waits && !monitored ? wait_trade : settle_trade;
 }
 

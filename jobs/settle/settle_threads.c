@@ -57,7 +57,7 @@ static int pool_trade(const ld_job_input *in, ld_http_conn *conn, ld_settle_db_p
 {
     int failed = -1;
     for (int c = 0; c < LD_SETTLE_CALLS; c++) {
-        if (ld_settle_latency(in, ld_settle_plan_of(in, i), c) == 0)
+        if (ld_settle_plan_of(in, i)->ms[c] == 0)
             continue;
         int outcome = db && ld_settle_is_db(c) ? db_call(in, db, i, c, failed)
                                                : pool_call(in, conn, i, c);

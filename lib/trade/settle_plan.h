@@ -61,4 +61,13 @@ static inline int64_t ld_settle_call_ns(const ld_settle_plan *plan, int c, doubl
     return ld_settle_ms_ns(plan->ms[c], scale);
 }
 
+/* The plan's calls' latencies together: the least time the trade can settle in. */
+static inline int64_t ld_settle_plan_ns(const ld_settle_plan *plan, double scale)
+{
+    int64_t total = 0;
+    for (int c = 0; c < LD_SETTLE_CALLS; c++)
+        total += ld_settle_call_ns(plan, c, scale);
+    return total;
+}
+
 #endif

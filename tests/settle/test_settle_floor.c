@@ -39,16 +39,6 @@
 
 #define SEED 20261202u
 
-/* A trade's planned latency: the sum of its calls'. */
-static int64_t planned_ns(const ld_settle_prepared *p, const ld_settle_plan *plan)
-{
-    int64_t total = 0;
-
-    for (int c = 0; c < LD_SETTLE_CALLS; c++)
-        total += ld_settle_call_ns(plan, c, p->scale);
-    return total;
-}
-
 /* The figure named name of f, or -1 if f has none. */
 static double figure(const ld_figures *f, const char *name)
 {
@@ -99,7 +89,7 @@ static void check_strategy(const ld_strategy *s, enum ld_stack_mode mode,
     const ld_settle_prepared *p = prepared;
     for (size_t i = 0; i < TRADES; i++) {
         const ld_settle_plan *plan = &p->plans[i];
-        int64_t slack = results[i].latency_ns - planned_ns(p, plan);
+        int64_t slack = results[i].latency_ns - ld_settle_plan_ns(plan, p->scale);
         if (slack < slack_min)
             slack_min = slack;
         early += slack < 0;
