@@ -625,10 +625,10 @@ void ld_options_usage(FILE *out)
     usage_jobs(out);
     fprintf(out,
             "\nMemory: the green strategies keep one green thread per trade. In copy\n"
-            "mode (the default) a parked thread is a 256-byte chunk holding its\n"
+            "mode (the default) a parked thread is a 192-byte chunk holding its\n"
             "struct and frozen frames, plus about 0.2 KiB of per-trade state: N\n"
-            "trades on one rank need about N x 0.5 KiB (1,000,000 trades: about\n"
-            "0.5 GiB; 8,000: 4 MiB), and each carrier maps one --stack-size stack.\n"
+            "trades on one rank need about N x 0.4 KiB (1,000,000 trades: about\n"
+            "0.4 GiB; 8,000: 3 MiB), and each carrier maps one --stack-size stack.\n"
             "With --stack-mode own each thread keeps one 4 KiB page of its stack\n"
             "resident: about N x 4.6 KiB (1,000,000 trades: about 4.3 GiB), plus\n"
             "--stack-size of virtual memory per thread. Neither needs a sysctl: past\n"

@@ -89,9 +89,15 @@ static inline void ld_ctx_fp_save(ld_ctx_fp *fp)
 }
 #endif
 
+/* A context's control words are read once, by its first switch (ld_ctx_start); from
+ * then on their bytes are the owner's to keep something of its own in (`spare`), so
+ * a green thread's struct fits one cache line. */
 typedef struct ld_ctx {
-    void *sp;     /* saved stack pointer while switched out; a new context's stack top */
-    ld_ctx_fp fp; /* a new context's control words, at offset 8 for the assembly */
+    void *sp; /* saved stack pointer while switched out; a new context's stack top */
+    union {
+        ld_ctx_fp fp; /* a new context's control words, at offset 8 for the assembly */
+        uint32_t spare[2]; /* once it has started: the owner's */
+    };
 #ifdef LD_CTX_UCONTEXT
     void *uc_stack_lo; /* a new context's lowest stack byte, which makecontext needs */
 #endif

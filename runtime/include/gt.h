@@ -67,7 +67,7 @@ enum ld_stack_mode { LD_STACK_OWN, LD_STACK_COPY };
 int ld_stack_mode_supported(enum ld_stack_mode mode);
 
 /* Bytes of a copy-mode chunk: the thread's struct, then its frozen frames. */
-#define LD_GT_STACK_CHUNK 256u
+#define LD_GT_STACK_CHUNK 192u
 
 /* The resident memory n parked green threads cost, for a check before a run that
  * they fit: in own mode, each stack's top page and the page-table entries of its
@@ -113,7 +113,8 @@ typedef struct ld_sched_config {
 } ld_sched_config;
 
 /* Create the scheduler of the calling thread, with a uv_loop of its own. cfg may be
- * NULL. One scheduler per thread at a time: a second call returns -EBUSY. The first
+ * NULL. One scheduler per thread at a time: a second call returns -EBUSY; at most
+ * 4,096 in a process at once: beyond, -EAGAIN. The first
  * call in the process installs the SIGSEGV handler that reports overflows; it chains
  * to the handler it displaced, so create schedulers after MPI_Init or anything else
  * that installs a SIGSEGV handler of its own. */
@@ -152,7 +153,8 @@ int ld_gt_spawn_n(ld_sched *s, ld_gt_fn fn, void *arg, size_t n, size_t *spawned
 /* The running green thread, or NULL outside one. */
 ld_gt *ld_gt_self(void);
 
-/* A green thread's id: unique within the process, counted from 1. */
+/* A green thread's id: counted from 1, and unique within the process among its first
+ * 4,294,967,295 threads (ids are 32 bits, and then wrap, 0 excepted). */
 uint64_t ld_gt_id(const ld_gt *g);
 
 /* In a green thread: let every other runnable green thread run once. */

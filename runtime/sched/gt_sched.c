@@ -72,42 +72,66 @@ enum ld_gt_state {
 };
 
 /* Wake-ups posted from other OS threads, delivered later on the owner's carrier. */
-enum { GT_WAKE_UNPARK = 1u, GT_WAKE_RESUME = 2u };
+enum { GT_WAKE_UNPARK = 1u, GT_WAKE_RESUME = 2u, GT_WAKE_MASK = 3u };
 
-/* A green thread lives in the header of its own stack (see gt_stack.h), or in copy
- * mode of its chunk, so the stack comes first: a thread and its stack are one
- * allocation, found from each other. */
-struct ld_gt {
-    ld_stack stack; /* copy mode: the chunk's header */
-    ld_ctx ctx;
-    ld_sched *sched;
-    ld_gt *remote_next; /* remote queue link, under sched->remote_lock */
-    ld_gt *wait_next;   /* a lock's queue link, for its owner (gt_mutex.c) */
-    ld_gt *joiner;
-    ld_copy_frozen frozen; /* copy mode: its frames while another's are on the stack */
-    ld_gt_fn fn;
-    void *arg;
-    uint64_t id;
-    uint32_t small_run; /* freezes in a row using at most half the capacity */
-    uint32_t small_max; /* the most bytes one of them used */
-    _Atomic unsigned char remote_wake; /* GT_WAKE_* posted and not yet delivered */
-    unsigned char state;               /* enum ld_gt_state */
-    bool joinable;
-    bool permit;         /* an unpark came before its park */
-    bool resume_pending; /* a resume came before its suspend */
-    bool started;        /* has run: frames to switch to, a yield's to reach */
+/* A thread's flags, written on its own carrier alone. */
+enum {
+    GT_JOINABLE = 1u,
+    GT_PERMIT = 2u,  /* an unpark came before its park */
+    GT_PENDING = 4u, /* a resume came before its suspend */
+    GT_STARTED = 8u  /* has run: frames to switch to, a yield's to reach */
 };
 
-_Static_assert(sizeof(ld_gt) <= LD_STACK_HEADER, "ld_gt must fit in its stack's header");
-_Static_assert(sizeof(ld_gt) <= LD_STACK_CHUNK_HEADER,
-               "ld_gt must fit in its chunk's header");
+/* A green thread lives at the start of its stack's header (see gt_stack.h), or in
+ * copy mode of its chunk: a thread and its stack are one allocation, found from each
+ * other. It is one cache line, which a parked thread's chunk holds with its two lines
+ * of frames. What a thread needs only before its first run shares its bytes with what
+ * it needs only after: its function and argument with its frozen frames, the control
+ * words it starts with with its trim counts (the context's spare). */
+struct ld_gt {
+    ld_ctx ctx;
+    union {
+        struct { /* until its first run */
+            ld_gt_fn fn;
+            void *arg;
+        };
+        ld_copy_frozen
+            frozen; /* copy mode: its frames while another's are on the stack */
+    };
+    ld_gt *joiner;
+    ld_gt *wait_next; /* a lock's queue link, for its owner (gt_mutex.c) */
+    /* The remote queue's link, under sched->remote_lock, with the GT_WAKE_* posted and
+     * not yet delivered in its low bits: nonzero exactly while the thread is queued. */
+    _Atomic uintptr_t remote;
+    uint32_t id;
+    uint16_t sched;      /* its scheduler's place in sched_registry */
+    unsigned char state; /* enum ld_gt_state */
+    unsigned char flags; /* GT_JOINABLE and the rest */
+};
+
+/* The trim counts, in the context's spare once the thread has started: freezes in a
+ * row using at most half the capacity, and the most bytes one of them used. */
+#define GT_SMALL_RUN(g) ((g)->ctx.spare[0])
+#define GT_SMALL_MAX(g) ((g)->ctx.spare[1])
+
+_Static_assert(
+    sizeof(ld_gt) <= LD_STACK_CHUNK_HEADER,
+    "ld_gt must fit in its chunk's header, and before an own stack's ld_stack");
+_Static_assert(_Alignof(ld_gt) > GT_WAKE_MASK, "the remote link's low bits are free");
 _Static_assert(LD_STACK_HEADER % 16 == 0,
                "an own stack's top, its header, is 16-aligned");
+
+/* Own mode: the stack whose header g lives in. */
+static inline ld_stack *gt_stack(ld_gt *g)
+{
+    return ld_slot_stack((ld_slot *)g);
+}
 
 struct ld_sched {
     ld_ctx ctx; /* the carrier's own context, where ld_sched_run runs */
     ld_gt *current;
-    ld_gt **runq; /* the run queue, a ring of runq_cap (a power of 2) >= live */
+    uint16_t index; /* its place in sched_registry */
+    ld_gt **runq;   /* the run queue, a ring of runq_cap (a power of 2) >= live */
     size_t runq_cap;
     size_t runq_head;
     size_t runq_len;
@@ -150,26 +174,65 @@ struct ld_sched {
 /* The scheduler of this carrier thread: the runtime's only per-thread state. */
 static _Thread_local ld_sched *sched_self;
 
+/* Every scheduler alive, by the index its threads keep (ld_gt.sched): two bytes of a
+ * thread's struct where a pointer would take eight. Slots are taken and given back
+ * under the lock; a post from another thread reads its thread's slot without it,
+ * since it can reach the thread only while the scheduler lives. */
+#define LD_SCHED_MAX 4096u
+static ld_sched *sched_registry[LD_SCHED_MAX];
+static pthread_mutex_t sched_registry_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int sched_register(ld_sched *s)
+{
+    unsigned i;
+    int rc = -EAGAIN;
+
+    pthread_mutex_lock(&sched_registry_lock);
+    for (i = 0; i < LD_SCHED_MAX; i++) {
+        if (sched_registry[i] == NULL) {
+            sched_registry[i] = s;
+            s->index = (uint16_t)i;
+            rc = 0;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&sched_registry_lock);
+    return rc;
+}
+
+static void sched_unregister(const ld_sched *s)
+{
+    pthread_mutex_lock(&sched_registry_lock);
+    sched_registry[s->index] = NULL;
+    pthread_mutex_unlock(&sched_registry_lock);
+}
+
 /* Ids are unique in the process, as gt.h promises, so they come from one counter; a
  * scheduler takes them LD_SCHED_IDS at a time (or a batch's worth, if more), so
  * carriers spawning at once do not fight over its cache line. A spawn takes the ids of
- * its whole batch at once: the first of n in a row. */
+ * its whole batch at once: the first of n in a row. An id is the counter's low 32 bits,
+ * and never 0 (which a watchdog reads as no thread): a block that would hold a
+ * multiple of 2^32 is passed over for the next. */
 #define LD_SCHED_IDS 1024u
 static _Atomic uint64_t gt_next_id = 1;
 
-static uint64_t sched_take_ids(ld_sched *s, size_t n)
+static uint32_t sched_take_ids(ld_sched *s, size_t n)
 {
     uint64_t first;
 
     if (s->id_end - s->id_next < n) {
         uint64_t take = n > LD_SCHED_IDS ? n : LD_SCHED_IDS;
 
-        s->id_next = atomic_fetch_add_explicit(&gt_next_id, take, memory_order_relaxed);
+        do
+            s->id_next =
+                atomic_fetch_add_explicit(&gt_next_id, take, memory_order_relaxed);
+        while ((uint32_t)s->id_next == 0 ||
+               (uint32_t)s->id_next > UINT32_MAX - (take - 1));
         s->id_end = s->id_next + take;
     }
     first = s->id_next;
     s->id_next += n;
-    return first;
+    return (uint32_t)first;
 }
 
 /* The run queue is FIFO: a thread that yields runs again after every other runnable
@@ -242,11 +305,6 @@ static void sched_make_ready(ld_sched *s, ld_gt *g)
     sched_end_wait(s);
 }
 
-static void gt_make_ready(ld_gt *g)
-{
-    sched_make_ready(g->sched, g);
-}
-
 /* While a green thread lives the async keeps the loop alive, so a carrier whose
  * threads are all parked waits in the loop for a remote wake-up; once none is left
  * it must not, or ld_sched_run would never return. */
@@ -266,25 +324,40 @@ static void sched_live_dec(ld_sched *s)
 /* Leave the running green thread for the scheduler; returns once it is resumed. */
 static void gt_block(ld_gt *g)
 {
-    ld_ctx_swap(&g->ctx, &g->sched->ctx);
+    ld_ctx_swap(&g->ctx, &sched_self->ctx);
 }
 
-/* A wake-up arriving on the owner's carrier. One that finds its thread not waiting for
- * it is kept, so a wake-up that beats its wait is never lost. */
-static void gt_deliver(ld_gt *g, unsigned wake)
+/* A wake-up arriving on the owner's carrier, s. One that finds its thread not waiting
+ * for it is kept, so a wake-up that beats its wait is never lost. */
+static void gt_deliver(ld_sched *s, ld_gt *g, unsigned wake)
 {
     if (wake & GT_WAKE_UNPARK) {
         if (g->state == GT_PARKED)
-            gt_make_ready(g);
+            sched_make_ready(s, g);
         else
-            g->permit = true;
+            g->flags |= GT_PERMIT;
     }
     if (wake & GT_WAKE_RESUME) {
         if (g->state == GT_SUSPENDED)
-            gt_make_ready(g);
+            sched_make_ready(s, g);
         else
-            g->resume_pending = true;
+            g->flags |= GT_PENDING;
     }
+}
+
+/* The next thread in the remote queue after one whose link reads `link`. */
+static ld_gt *remote_next(uintptr_t link)
+{
+    return (ld_gt *)(link & ~(uintptr_t)GT_WAKE_MASK);
+}
+
+/* Under the remote lock: queued g's next becomes `next`, its wake-ups kept. */
+static void remote_link(ld_gt *g, ld_gt *next)
+{
+    uintptr_t wake =
+        atomic_load_explicit(&g->remote, memory_order_relaxed) & GT_WAKE_MASK;
+
+    atomic_store_explicit(&g->remote, wake | (uintptr_t)next, memory_order_relaxed);
 }
 
 /* Post a wake-up from another OS thread. The async is sent while the lock is held: the
@@ -292,20 +365,19 @@ static void gt_deliver(ld_gt *g, unsigned wake)
  * scheduler outlives this call. Two posts before a collection merge into one entry. */
 static void sched_post(ld_gt *g, unsigned wake)
 {
-    ld_sched *s = g->sched;
-    unsigned old;
+    ld_sched *s = sched_registry[g->sched];
+    uintptr_t old;
 
     pthread_mutex_lock(&s->remote_lock);
-    old = atomic_load_explicit(&g->remote_wake, memory_order_relaxed);
+    old = atomic_load_explicit(&g->remote, memory_order_relaxed);
     if (old == 0) {
-        g->remote_next = NULL;
         if (s->remote_tail != NULL)
-            s->remote_tail->remote_next = g;
+            remote_link(s->remote_tail, g);
         else
             s->remote_head = g;
         s->remote_tail = g;
     }
-    atomic_store_explicit(&g->remote_wake, old | wake, memory_order_relaxed);
+    atomic_store_explicit(&g->remote, old | wake, memory_order_relaxed);
     uv_async_send(&s->wake);
     pthread_mutex_unlock(&s->remote_lock);
 }
@@ -319,8 +391,10 @@ static void sched_on_wake(uv_async_t *a)
 
     pthread_mutex_lock(&s->remote_lock);
     for (g = s->remote_head; g != NULL; g = next) {
-        next = g->remote_next;
-        gt_deliver(g, atomic_exchange_explicit(&g->remote_wake, 0, memory_order_relaxed));
+        uintptr_t link = atomic_exchange_explicit(&g->remote, 0, memory_order_relaxed);
+
+        next = remote_next(link);
+        gt_deliver(s, g, (unsigned)(link & GT_WAKE_MASK));
     }
     s->remote_head = NULL;
     s->remote_tail = NULL;
@@ -331,20 +405,24 @@ static void sched_on_wake(uv_async_t *a)
  * leaves the remote queue before it is freed. */
 static void sched_forget_remote(ld_sched *s, ld_gt *g)
 {
-    ld_gt **link, *prev = NULL;
+    ld_gt *at, *prev = NULL, *next;
 
-    if (atomic_load_explicit(&g->remote_wake, memory_order_acquire) == 0)
+    if (atomic_load_explicit(&g->remote, memory_order_acquire) == 0)
         return;
     pthread_mutex_lock(&s->remote_lock);
-    for (link = &s->remote_head; *link != NULL && *link != g;
-         link = &(*link)->remote_next)
-        prev = *link;
-    if (*link == g) {
-        *link = g->remote_next;
+    for (at = s->remote_head; at != NULL && at != g;
+         at = remote_next(atomic_load_explicit(&at->remote, memory_order_relaxed)))
+        prev = at;
+    if (at == g) {
+        next = remote_next(atomic_load_explicit(&g->remote, memory_order_relaxed));
+        if (prev != NULL)
+            remote_link(prev, next);
+        else
+            s->remote_head = next;
         if (s->remote_tail == g)
             s->remote_tail = prev;
     }
-    atomic_store_explicit(&g->remote_wake, 0, memory_order_relaxed);
+    atomic_store_explicit(&g->remote, 0, memory_order_relaxed);
     pthread_mutex_unlock(&s->remote_lock);
 }
 
@@ -352,11 +430,11 @@ static void sched_forget_remote(ld_sched *s, ld_gt *g)
 
 /* The capacity g holds for its frames while switched out: in copy mode its chunk's
  * room and its spill, with an own stack the pages it has touched. */
-static uint64_t gt_capacity(const ld_sched *s, const ld_gt *g)
+static uint64_t gt_capacity(const ld_sched *s, ld_gt *g)
 {
     if (s->run.lo != NULL)
         return LD_STACK_CHUNK_ROOM + (uint64_t)g->frozen.spill_cap;
-    return ld_stack_touched_bytes(&g->stack, s->page);
+    return ld_stack_touched_bytes(gt_stack(g), s->page);
 }
 
 /* A spawned thread's capacity becomes resident. In copy mode that is its chunk's room,
@@ -368,12 +446,13 @@ static inline __attribute__((always_inline)) void sched_count_spawn_own(ld_sched
                                                                         ld_gt *g)
 {
     ld_gt_stack_stats *st = &s->stats;
+    ld_stack *stack = gt_stack(g);
 
-    st->chunk_allocs += g->stack.fresh;
-    st->chunk_reuses += !g->stack.fresh;
-    if (g->stack.fresh)
+    st->chunk_allocs += stack->fresh;
+    st->chunk_reuses += !stack->fresh;
+    if (stack->fresh)
         st->bytes_allocated += gt_capacity(s, g);
-    g->stack.fresh = 0;
+    stack->fresh = 0;
     st->bytes_resident += gt_capacity(s, g);
 }
 
@@ -384,17 +463,17 @@ static uint32_t gt_small_freezes(const ld_sched *s, ld_gt *g, uint32_t used, uin
     uint32_t keep;
 
     if ((uint64_t)used * 2 > cap) {
-        g->small_run = 0;
-        g->small_max = 0;
+        GT_SMALL_RUN(g) = 0;
+        GT_SMALL_MAX(g) = 0;
         return 0;
     }
-    if (used > g->small_max)
-        g->small_max = used;
-    if (++g->small_run < s->trim_after)
+    if (used > GT_SMALL_MAX(g))
+        GT_SMALL_MAX(g) = used;
+    if (++GT_SMALL_RUN(g) < s->trim_after)
         return 0;
-    keep = g->small_max;
-    g->small_run = 0;
-    g->small_max = 0;
+    keep = GT_SMALL_MAX(g);
+    GT_SMALL_RUN(g) = 0;
+    GT_SMALL_MAX(g) = 0;
     return keep;
 }
 
@@ -474,7 +553,7 @@ static void sched_out_copy(ld_sched *s, ld_gt *g)
 static __attribute__((noinline)) void sched_out_own_counted(ld_sched *s, ld_gt *g,
                                                             uint32_t depth)
 {
-    ld_stack *st = &g->stack;
+    ld_stack *st = gt_stack(g);
     uint64_t capacity;
 
     if (depth > st->touched) {
@@ -502,9 +581,9 @@ static __attribute__((noinline)) void sched_out_own_counted(ld_sched *s, ld_gt *
  * mode's yields go through the scheduler when trimming is on (sched_direct_next). */
 static inline __attribute__((always_inline)) void sched_out_own(ld_sched *s, ld_gt *g)
 {
-    uint32_t depth = (uint32_t)((char *)&g->stack - (char *)g->ctx.sp);
+    uint32_t depth = (uint32_t)((char *)g - (char *)g->ctx.sp);
 
-    if (depth == s->last_used && g->stack.touched == s->last_touched &&
+    if (depth == s->last_used && gt_stack(g)->touched == s->last_touched &&
         s->trim_after == 0) {
         s->last_times++;
         return;
@@ -552,7 +631,7 @@ static inline __attribute__((always_inline)) void gt_free(ld_sched *s, ld_gt *g)
     s->stats.bytes_resident -= gt_capacity(s, g);
     if (g->frozen.spill != NULL) /* most threads never spill */
         ld_copy_release(&g->frozen);
-    ld_stack_put(&s->stacks, &g->stack);
+    ld_stack_put(&s->stacks, (ld_slot *)g);
 }
 
 /* After a thread's last switch, on the scheduler's stack: a detached thread's stack is
@@ -564,22 +643,30 @@ static void gt_finish(ld_sched *s, ld_gt *g)
         s->owner = NULL; /* its frames are dead: nothing to freeze */
     sched_forget_remote(s, g);
     sched_live_dec(s);
-    if (!g->joinable)
+    if (!(g->flags & GT_JOINABLE))
         gt_free(s, g);
     else if (g->joiner != NULL)
-        gt_make_ready(g->joiner);
+        sched_make_ready(s, g->joiner);
 }
 
 /* Every green thread starts here, on its own stack, and leaves with a last switch.
- * The thread is found again through its carrier's scheduler, which it cannot leave,
- * rather than kept across fn: a register kept is a slot of the frame, which copy mode
- * moves at every switch. */
+ * Its function and argument are read, and their bytes become its frozen frames' (none
+ * yet), as the control words' became its trim counts' (none yet). The thread is found
+ * again through its carrier's scheduler, which it cannot leave, rather than kept
+ * across fn: a register kept is a slot of the frame, which copy mode moves at every
+ * switch. */
 _Noreturn static void gt_entry(void *arg)
 {
     ld_gt *g = arg;
+    ld_gt_fn fn;
 
-    ld_ctx_started(&g->sched->ctx);
-    g->fn(g->arg);
+    ld_ctx_started(&sched_self->ctx);
+    fn = g->fn;
+    arg = g->arg;
+    g->frozen = (ld_copy_frozen){0};
+    GT_SMALL_RUN(g) = 0;
+    GT_SMALL_MAX(g) = 0;
+    fn(arg);
     g = sched_self->current;
     g->state = GT_DONE;
     ld_ctx_leave(&sched_self->ctx);
@@ -604,6 +691,16 @@ static void sched_batch_done(ld_sched *s, unsigned resumes)
     atomic_store_explicit(&s->observed_id, 0, memory_order_relaxed);
 }
 
+/* Own mode, as g switches out: a canary stack's canary must be intact, and its whole
+ * page once the thread is done. */
+static void sched_check_own(ld_gt *g)
+{
+    ld_stack *st = gt_stack(g);
+
+    if (!ld_stack_intact(st) || (g->state == GT_DONE && !ld_stack_intact_at_end(st)))
+        ld_overflow_die(g->id, st);
+}
+
 /* Copy mode, before g runs: the run stack changes hands. The frames of its last owner
  * are frozen into the spill sized at its switch-out (sched_out_copy); g's are thawed
  * by the caller, which knows whether it has any (a new thread starts at the stack's
@@ -616,7 +713,7 @@ static bool sched_give_run_stack(ld_sched *s, ld_gt *g)
     if (prev == g)
         return false;
     if (prev != NULL)
-        ld_copy_freeze(&prev->stack, &prev->frozen, prev->ctx.sp, s->run_top);
+        ld_copy_freeze((ld_slot *)prev, &prev->frozen, prev->ctx.sp, s->run_top);
     s->owner = g;
     return true;
 }
@@ -630,19 +727,18 @@ static void sched_resume(ld_sched *s, ld_gt *g)
 
     sched_enter(s, g);
     s->direct = LD_SCHED_BATCH;
-    if (g->started) {
+    if (g->flags & GT_STARTED) {
         if (moved)
-            ld_copy_thaw(&g->stack, &g->frozen, s->run_top);
+            ld_copy_thaw((ld_slot *)g, &g->frozen, s->run_top);
         ld_ctx_swap(&s->ctx, &g->ctx);
     } else {
-        g->started = true;
+        g->flags |= GT_STARTED;
         ld_ctx_begin(&s->ctx, &g->ctx, gt_entry, g);
     }
     g = s->current;
     s->current = NULL;
-    if (!ld_stack_intact(&g->stack) ||
-        (g->state == GT_DONE && !ld_stack_intact_at_end(&g->stack)))
-        ld_overflow_die(g->id, &g->stack);
+    if (s->run.lo == NULL) /* copy mode's run stack has a guard page of its own */
+        sched_check_own(g);
     if (g->state == GT_DONE)
         gt_finish(s, g);
     else
@@ -667,7 +763,7 @@ static inline __attribute__((always_inline)) void sched_prefetch(const ld_sched 
     size_t off;
 
     if (s->run.lo != NULL) {
-        ld_stack_prefetch(&s->stacks, &g->stack);
+        ld_stack_prefetch(&s->stacks, (const ld_slot *)g);
         return;
     }
     __builtin_prefetch(g, 1);
@@ -759,10 +855,11 @@ static const ld_stack *sched_running_stack(uint64_t *id)
     if (s == NULL || s->current == NULL)
         return NULL;
     *id = s->current->id;
-    return s->run.lo != NULL ? &s->run : &s->current->stack;
+    return s->run.lo != NULL ? &s->run : gt_stack(s->current);
 }
 
-/* The carrier's signal stack first, then the loop and its async; undone in reverse. */
+/* Its place in the registry first, then the carrier's signal stack, the loop and its
+ * async; undone in reverse. */
 int ld_sched_create(ld_sched **out, const ld_sched_config *cfg)
 {
     ld_sched *s;
@@ -779,9 +876,12 @@ int ld_sched_create(ld_sched **out, const ld_sched_config *cfg)
     s = calloc(1, sizeof *s);
     if (s == NULL)
         return -ENOMEM;
-    rc = ld_overflow_watch_start(&s->watch, sched_running_stack);
+    rc = sched_register(s);
     if (rc != 0)
         goto fail_free;
+    rc = ld_overflow_watch_start(&s->watch, sched_running_stack);
+    if (rc != 0)
+        goto fail_register;
     rc = uv_loop_init(&s->loop);
     if (rc != 0)
         goto fail_watch;
@@ -824,6 +924,8 @@ fail_loop:
     uv_loop_close(&s->loop);
 fail_watch:
     ld_overflow_watch_stop(&s->watch);
+fail_register:
+    sched_unregister(s);
 fail_free:
     free(s);
     return rc;
@@ -848,6 +950,7 @@ void ld_sched_destroy(ld_sched *s)
         ld_copy_run_unmap(&s->run);
     ld_stack_cache_fini(&s->stacks);
     ld_overflow_watch_stop(&s->watch);
+    sched_unregister(s);
     if (sched_self == s)
         sched_self = NULL;
     free(s);
@@ -881,7 +984,7 @@ typedef struct gt_spawn {
     ld_sched *sched;
     ld_gt_fn fn;
     void *arg;
-    uint64_t id;
+    uint32_t id;
     void *run_lo;
     char *run_top;
 } gt_spawn;
@@ -903,28 +1006,22 @@ sched_spawn_begin(gt_spawn *sp, ld_ctx_fp *fp, ld_sched *s, ld_gt_fn fn, void *a
  * and, in copy mode, to count resident. It lives in its stack's header, so a spawn
  * allocates nothing else. Inlined into both spawns, the batch's loop above all. */
 static inline __attribute__((always_inline)) ld_gt *
-sched_spawn_one(gt_spawn *sp, const ld_ctx_fp *fp, ld_stack *st, bool joinable)
+sched_spawn_one(gt_spawn *sp, const ld_ctx_fp *fp, ld_slot *h, bool joinable)
 {
-    ld_gt *g = (ld_gt *)st;
+    ld_gt *g = (ld_gt *)h;
 
-    g->sched = sp->sched;
-    g->joiner = NULL;
     g->fn = sp->fn;
     g->arg = sp->arg;
+    g->joiner = NULL;
+    atomic_init(&g->remote, 0u);
     g->id = sp->id++;
-    atomic_init(&g->remote_wake, 0u);
-    g->small_run = 0;
-    g->small_max = 0;
+    g->sched = sp->sched->index;
     g->state = GT_READY;
-    g->joinable = joinable;
-    g->permit = false;
-    g->resume_pending = false;
-    g->started = false;
-    g->frozen = (ld_copy_frozen){0};
+    g->flags = joinable ? GT_JOINABLE : 0;
     if (sp->run_lo != NULL) {
         ld_ctx_make(&g->ctx, sp->run_lo, sp->run_top, fp);
     } else {
-        ld_ctx_make(&g->ctx, st->lo, st, fp);
+        ld_ctx_make(&g->ctx, gt_stack(g)->lo, g, fp);
         sched_count_spawn_own(sp->sched, g);
     }
     return g;
@@ -944,7 +1041,7 @@ int ld_gt_spawn(ld_sched *s, ld_gt_fn fn, void *arg, ld_gt **out)
 {
     gt_spawn sp;
     ld_ctx_fp fp;
-    ld_stack *st;
+    ld_slot *h;
     ld_gt *g;
     int rc = sched_spawn_check(s, fn);
 
@@ -952,11 +1049,11 @@ int ld_gt_spawn(ld_sched *s, ld_gt_fn fn, void *arg, ld_gt **out)
         return rc;
     if (runq_reserve(s, 1) != 0)
         return -ENOMEM;
-    st = ld_stack_get(&s->stacks);
-    if (st == NULL)
+    h = ld_stack_get(&s->stacks);
+    if (h == NULL)
         return -ENOMEM;
     sched_spawn_begin(&sp, &fp, s, fn, arg, 1);
-    g = sched_spawn_one(&sp, &fp, st, out != NULL);
+    g = sched_spawn_one(&sp, &fp, h, out != NULL);
     runq_push(s, g);
     sched_spawned(s, 1);
     if (out != NULL)
@@ -985,13 +1082,13 @@ int ld_gt_spawn_n(ld_sched *s, ld_gt_fn fn, void *arg, size_t n, size_t *spawned
     mask = s->runq_cap - 1;
     tail = s->runq_head + s->runq_len;
     for (i = 0; i < n; i++) {
-        ld_stack *st = ld_stack_get(&s->stacks);
+        ld_slot *h = ld_stack_get(&s->stacks);
 
-        if (st == NULL) {
+        if (h == NULL) {
             rc = -ENOMEM;
             break;
         }
-        ring[(tail + i) & mask] = sched_spawn_one(&sp, &fp, st, false);
+        ring[(tail + i) & mask] = sched_spawn_one(&sp, &fp, h, false);
     }
     s->runq_len += i;
     sched_spawned(s, i);
@@ -1022,8 +1119,8 @@ static ld_gt *sched_direct_next(ld_sched *s)
 {
     ld_gt *next = runq_peek(s, 0);
 
-    if (next == NULL || !next->started || s->direct == 0 || s->run.lo != NULL ||
-        s->trim_after != 0)
+    if (next == NULL || !(next->flags & GT_STARTED) || s->direct == 0 ||
+        s->run.lo != NULL || s->trim_after != 0)
         return NULL;
     s->direct--;
     return runq_pop(s);
@@ -1034,22 +1131,23 @@ static ld_gt *sched_direct_next(ld_sched *s)
  * switch-out is counted once the thread is back, from the stack pointer it saved. */
 void ld_gt_yield(void)
 {
-    ld_gt *g = ld_gt_self();
+    ld_sched *s = sched_self;
+    ld_gt *g = s != NULL ? s->current : NULL;
     ld_gt *next;
 
     if (g == NULL)
         return;
-    next = sched_direct_next(g->sched);
-    gt_make_ready(g);
+    next = sched_direct_next(s);
+    sched_make_ready(s, g);
     if (next == NULL) {
         gt_block(g);
         return;
     }
-    if (!ld_stack_intact(&g->stack))
-        ld_overflow_die(g->id, &g->stack);
-    sched_enter(g->sched, next);
+    if (!ld_stack_intact(gt_stack(g)))
+        ld_overflow_die(g->id, gt_stack(g));
+    sched_enter(s, next);
     ld_ctx_swap(&g->ctx, &next->ctx);
-    sched_out_own(g->sched, g); /* a direct switch is own mode's */
+    sched_out_own(s, g); /* a direct switch is own mode's */
 }
 
 /* A set of sleepers that could not take a deadline (rc < 0), or ns of 0 (rc 1): the
@@ -1069,14 +1167,15 @@ static __attribute__((noinline)) void gt_sleep_yielding(int rc, uint64_t ns)
  * expiry already has. A sleep thus reads no clock of its own. */
 void ld_gt_sleep_ns(uint64_t ns)
 {
-    ld_gt *g = ld_gt_self();
+    ld_sched *s = sched_self;
+    ld_gt *g = s != NULL ? s->current : NULL;
     int rc;
 
     if (g == NULL)
         return;
     if (ns > UINT64_MAX / 4)
         ns = UINT64_MAX / 4;
-    rc = ld_deadlines_add_after(g->sched->sleepers, g, ns);
+    rc = ld_deadlines_add_after(s->sleepers, g, ns);
     if (rc != 0) {
         gt_sleep_yielding(rc, ns);
         return;
@@ -1096,7 +1195,8 @@ int ld_gt_join(ld_gt *g)
     if (s == NULL)
         return -EPERM;
     self = s->current;
-    if (g == NULL || g == self || g->sched != s || !g->joinable || g->joiner != NULL)
+    if (g == NULL || g == self || g->sched != s->index || !(g->flags & GT_JOINABLE) ||
+        g->joiner != NULL)
         return -EINVAL;
     if (g->state != GT_DONE) {
         if (self == NULL)
@@ -1111,10 +1211,10 @@ int ld_gt_join(ld_gt *g)
 
 /* Park and suspend are one wait on two channels: a wake-up that came first (its
  * pending flag) is taken at once, else the thread blocks in `state` until it comes. */
-static void gt_wait(ld_gt *g, bool *pending, unsigned char state)
+static void gt_wait(ld_gt *g, unsigned pending, unsigned char state)
 {
-    if (*pending) {
-        *pending = false;
+    if (g->flags & pending) {
+        g->flags &= (unsigned char)~pending;
         return;
     }
     g->state = state;
@@ -1125,8 +1225,10 @@ static void gt_wait(ld_gt *g, bool *pending, unsigned char state)
  * from any other thread. */
 static void gt_wake(ld_gt *g, unsigned wake)
 {
-    if (g->sched == sched_self)
-        gt_deliver(g, wake);
+    ld_sched *s = sched_self;
+
+    if (s != NULL && g->sched == s->index)
+        gt_deliver(s, g, wake);
     else
         sched_post(g, wake);
 }
@@ -1136,7 +1238,7 @@ void ld_gt_park(void)
     ld_gt *g = ld_gt_self();
 
     if (g != NULL)
-        gt_wait(g, &g->permit, GT_PARKED);
+        gt_wait(g, GT_PERMIT, GT_PARKED);
 }
 
 void ld_gt_unpark(ld_gt *g)
@@ -1150,7 +1252,7 @@ void ld_gt_suspend(void)
     ld_gt *g = ld_gt_self();
 
     if (g != NULL)
-        gt_wait(g, &g->resume_pending, GT_SUSPENDED);
+        gt_wait(g, GT_PENDING, GT_SUSPENDED);
 }
 
 void ld_gt_resume(ld_gt *g)

@@ -148,7 +148,7 @@ uint32_t ld_copy_trim(ld_copy_frozen *f, uint32_t len)
 /* The deepest frames go to the chunk's room, since a thread that parks again soon
  * parks at about the same depth; only what lies above them spills. Tools are told of
  * the bytes first. */
-void ld_copy_freeze_told(ld_stack *chunk, ld_copy_frozen *f, const void *sp,
+void ld_copy_freeze_told(ld_slot *chunk, ld_copy_frozen *f, const void *sp,
                          const void *top)
 {
     uint32_t len = ld_copy_len(sp, top), spill = ld_copy_spill_need(len);
@@ -162,7 +162,7 @@ void ld_copy_freeze_told(ld_stack *chunk, ld_copy_frozen *f, const void *sp,
     f->len = len;
 }
 
-void ld_copy_thaw_told(ld_stack *chunk, const ld_copy_frozen *f, void *top)
+void ld_copy_thaw_told(ld_slot *chunk, const ld_copy_frozen *f, void *top)
 {
     char *lo = (char *)top - f->len;
     size_t room = f->len < LD_STACK_CHUNK_ROOM ? f->len : LD_STACK_CHUNK_ROOM;

@@ -104,15 +104,15 @@ static inline void ld_copy_lines(char *dst, const char *src, size_t bytes)
  * empty. */
 extern uint32_t ld_copy_plain_max;
 
-void ld_copy_freeze_told(ld_stack *chunk, ld_copy_frozen *f, const void *sp,
+void ld_copy_freeze_told(ld_slot *chunk, ld_copy_frozen *f, const void *sp,
                          const void *top);
-void ld_copy_thaw_told(ld_stack *chunk, const ld_copy_frozen *f, void *top);
+void ld_copy_thaw_told(ld_slot *chunk, const ld_copy_frozen *f, void *top);
 
 /* Copy the run stack out from sp's line to top into chunk and f, whose spill
  * ld_copy_reserve made large enough at the thread's switch-out. The copy starts at the
  * line sp lies in, so it is whole lines on both sides; the run stack's top and the
  * room are line-aligned. */
-static inline void ld_copy_freeze(ld_stack *chunk, ld_copy_frozen *f, const void *sp,
+static inline void ld_copy_freeze(ld_slot *chunk, ld_copy_frozen *f, const void *sp,
                                   const void *top)
 {
     uint32_t len = ld_copy_len(sp, top);
@@ -126,7 +126,7 @@ static inline void ld_copy_freeze(ld_stack *chunk, ld_copy_frozen *f, const void
 }
 
 /* Copy the frozen frames back to where they were, the f->len bytes below top. */
-static inline void ld_copy_thaw(ld_stack *chunk, const ld_copy_frozen *f, void *top)
+static inline void ld_copy_thaw(ld_slot *chunk, const ld_copy_frozen *f, void *top)
 {
     if (f->len > ld_copy_plain_max) {
         ld_copy_thaw_told(chunk, f, top);

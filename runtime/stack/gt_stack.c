@@ -48,7 +48,7 @@ struct ld_stack_depot {
     size_t size;     /* usable bytes of each stack, header included; or of a chunk */
     size_t slot;     /* bytes of each slot: overflow page and stack; or a chunk */
     size_t run_size; /* copy mode: usable bytes of each scheduler's run stack */
-    ld_stack **free; /* free stacks, the last given last; room for every one carved */
+    ld_slot **free;  /* free stacks, the last given last; room for every one carved */
     size_t nfree;
     size_t room;                /* entries `free` can hold */
     size_t carved;              /* stacks carved from every slab */
@@ -185,9 +185,8 @@ static void slab_forget_stacks(const ld_stack_depot *p, const stack_slab *sl)
     if (!RUNNING_ON_VALGRIND || p->mode == LD_STACK_COPY)
         return;
     for (i = 0; i < sl->carved; i++) {
-        const ld_stack *st =
-            (const ld_stack *)(sl->base + (i + 1) * p->slot - LD_STACK_HEADER);
-        VALGRIND_STACK_DEREGISTER(st->vg_id);
+        ld_slot *h = (ld_slot *)(sl->base + (i + 1) * p->slot - LD_STACK_HEADER);
+        VALGRIND_STACK_DEREGISTER(ld_slot_stack(h)->vg_id);
     }
 #else
     (void)p;
@@ -276,12 +275,13 @@ static unsigned char slot_guard(ld_stack_depot *p, char *base)
     return page_guard(p, base) ? LD_GUARD_PAGE : LD_GUARD_CANARY;
 }
 
-/* Make a carved slot a stack: guard it, write its header (which faults in the page the
- * thread's struct and first frames will use) and name it to valgrind. */
-static ld_stack *slot_setup(ld_stack_depot *p, char *base)
+/* Make a carved slot a stack: guard it, write its ld_stack (which faults in the page
+ * the thread's struct and first frames will use) and name it to valgrind. */
+static ld_slot *slot_setup(ld_stack_depot *p, char *base)
 {
     char *lo = base + stack_page;
-    ld_stack *st = (ld_stack *)(lo + p->size - LD_STACK_HEADER);
+    ld_slot *h = (ld_slot *)(lo + p->size - LD_STACK_HEADER);
+    ld_stack *st = ld_slot_stack(h);
 
     st->guard = slot_guard(p, base);
     st->fresh = 1;
@@ -289,22 +289,9 @@ static ld_stack *slot_setup(ld_stack_depot *p, char *base)
     st->lo = lo;
     st->size = p->size;
 #ifdef LD_STACK_VALGRIND
-    st->vg_id = VALGRIND_STACK_REGISTER(lo, (char *)st);
+    st->vg_id = VALGRIND_STACK_REGISTER(lo, (char *)h);
 #endif
-    return st;
-}
-
-/* A carved chunk: its header, written now, faults in its page. Its thread will run on
- * its scheduler's run stack, which the spawn names in it. A chunk is carved once, from
- * a fresh mapping, so the fields that read zero (no stack, nothing touched) are not
- * written. */
-static ld_stack *chunk_setup(char *base)
-{
-    ld_stack *chunk = (ld_stack *)base;
-
-    chunk->guard = LD_GUARD_SHARED;
-    chunk->fresh = 1;
-    return chunk;
+    return h;
 }
 
 /* Room in the depot's array for n more stacks carved, under its lock: the array holds
@@ -334,7 +321,7 @@ static int depot_room(ld_stack_depot *p, size_t n)
 
 /* Up to `want` fresh slots into out: their addresses are claimed under the lock, and
  * set up after it, so two carriers carving at once wait only for the claim. */
-static size_t depot_carve(ld_stack_depot *p, size_t want, ld_stack **out, int *rc)
+static size_t depot_carve(ld_stack_depot *p, size_t want, ld_slot **out, int *rc)
 {
     char *base;
     size_t n, i;
@@ -359,14 +346,14 @@ static size_t depot_carve(ld_stack_depot *p, size_t want, ld_stack **out, int *r
     p->slabs->carved += n;
     p->carved += n;
     pthread_mutex_unlock(&p->lock);
-    for (i = 0; i < n; i++)
-        out[i] = p->mode == LD_STACK_COPY ? chunk_setup(base + i * p->slot)
+    for (i = 0; i < n; i++) /* a chunk is written first by its spawn */
+        out[i] = p->mode == LD_STACK_COPY ? (ld_slot *)(base + i * p->slot)
                                           : slot_setup(p, base + i * p->slot);
     return n;
 }
 
 /* Up to `want` of the depot's free stacks into out, the most recently given first. */
-static size_t depot_take(ld_stack_depot *p, size_t want, ld_stack **out)
+static size_t depot_take(ld_stack_depot *p, size_t want, ld_slot **out)
 {
     size_t n, i;
 
@@ -380,12 +367,12 @@ static size_t depot_take(ld_stack_depot *p, size_t want, ld_stack **out)
 }
 
 /* Put n stacks on the depot's free array, which has room for all it ever carved. */
-static void depot_give(ld_stack_depot *p, ld_stack *const *st, size_t n)
+static void depot_give(ld_stack_depot *p, ld_slot *const *h, size_t n)
 {
     if (n == 0) /* the array may not exist yet */
         return;
     pthread_mutex_lock(&p->lock);
-    memcpy(p->free + p->nfree, st, n * sizeof *st);
+    memcpy(p->free + p->nfree, h, n * sizeof *h);
     p->nfree += n;
     pthread_mutex_unlock(&p->lock);
 }
@@ -394,7 +381,7 @@ static void depot_give(ld_stack_depot *p, ld_stack *const *st, size_t n)
 int ld_stack_depot_reserve(ld_stack_depot *p, size_t n)
 {
     for (;;) {
-        ld_stack *batch[RESERVE_BATCH];
+        ld_slot *batch[RESERVE_BATCH];
         size_t got, have;
         int rc;
 
@@ -482,7 +469,7 @@ static size_t cache_refill(ld_stack_cache *c)
 
 /* A cache that ld_stack_get's inline path cannot serve: it refills when empty; of
  * its last few stacks, none is far enough back to fetch ahead of time. */
-ld_stack *ld_stack_get_slow(ld_stack_cache *c)
+ld_slot *ld_stack_get_slow(ld_stack_cache *c)
 {
     if (c->count == 0 && cache_refill(c) == 0)
         return NULL;
@@ -496,15 +483,17 @@ ld_stack *ld_stack_get_slow(ld_stack_cache *c)
 /* A thread's last frames never return, so ASan still has their redzones poisoned:
  * clear them before the stack is reused. A full cache gives its oldest batch to the
  * depot, where other schedulers can have them, and keeps the stacks still warm. */
-void ld_stack_put_slow(ld_stack_cache *c, ld_stack *st)
+void ld_stack_put_slow(ld_stack_cache *c, ld_slot *h)
 {
 #ifdef LD_CTX_ASAN
-    if (st->guard != LD_GUARD_SHARED)
-        ASAN_UNPOISON_MEMORY_REGION(st->lo, (size_t)((char *)st - (char *)st->lo));
+    if (ld_stack_depot_mode(c->depot) == LD_STACK_OWN) {
+        const ld_stack *st = ld_slot_stack(h);
+        ASAN_UNPOISON_MEMORY_REGION(st->lo, (size_t)((char *)h - (char *)st->lo));
+    }
 #endif
     if (c->count >= c->cap)
         cache_give_oldest(c, c->count < DEPOT_BATCH ? c->count : DEPOT_BATCH);
-    c->ring[(c->first + c->count) & c->mask] = st;
+    c->ring[(c->first + c->count) & c->mask] = h;
     c->count++;
 }
 
@@ -528,7 +517,7 @@ size_t ld_stack_depot_size(const ld_stack_depot *p)
 uint64_t ld_stack_trim(ld_stack *st, const void *sp)
 {
     uintptr_t mask = ~(uintptr_t)(stack_page - 1);
-    uintptr_t top = (uintptr_t)st;
+    uintptr_t top = (uintptr_t)ld_stack_top(st);
     uintptr_t keep = ((uintptr_t)sp - STACK_TRIM_SLACK) & mask;
     uintptr_t low = (top - st->touched) & mask;
     uint64_t before = ld_stack_touched_bytes(st, stack_page);

@@ -28,10 +28,11 @@ if [ -z "$sanitized" ]; then
     verdict
 fi
 
-# More trades than the node has memory for, at two trades a KiB: settle's estimate
-# is a 256-byte chunk and 224 bytes of state each.
+# More trades than the node has memory for, at three trades a KiB: settle's estimate
+# is a 192-byte chunk and 224 bytes of state each, 416 bytes, so three ask for 1.2 KiB
+# (two, 0.8 KiB, would fit within the 90% of MemAvailable a run may take).
 avail_kib=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
-trades=$((avail_kib * 2))
+trades=$((avail_kib * 3))
 if [ "$trades" -le 100000000 ]; then
     # The refusal comes with the checks, before rank 0 builds the book, so it takes no
     # longer than a run's start: bad input, one line, exit 2.

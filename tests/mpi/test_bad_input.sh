@@ -72,7 +72,7 @@ for ranks in 0 2; do
     expect "$ranks" "a memory limit of 1 bytes (--mem-limit, or --profile's) is below" \
         "${models[@]}" --mem-limit 1
     expect "$ranks" "a memory limit of 4096 bytes (--mem-limit, or --profile's) is below \
-the 0.74 MiB models/green needs before its first task" \
+the 0.68 MiB models/green needs before its first task" \
         --jobs models --mem-limit 4096 --stack-mode copy --carriers 2
     expect "$ranks" "--study-phases and --measure-s contradict each other" \
         "${pool[@]}" --study-phases --measure-s 5
@@ -99,10 +99,10 @@ expect 0 "settle/threads needs 10000 OS threads on this node (1 rank(s) on it), 
 # work and named by the job's own option: models' --tasks is per rank, so more ranks
 # would not help, and the message does not offer them. Last, with the lower limit.
 if [ -z "$sanitized" ]; then
-    ulimit -S -v 2000000
+    ulimit -S -v 1500000
     for ranks in 0 2; do
-        expect "$ranks" "rank 0 needs 2.4 GiB of address space for 10000000 green-thread \
-chunks of 256 bytes, but ulimit -v leaves it" --jobs models --tasks 10000000 \
+        expect "$ranks" "rank 0 needs 1.8 GiB of address space for 10000000 green-thread \
+chunks of 192 bytes, but ulimit -v leaves it" --jobs models --tasks 10000000 \
             --stack-mode copy
         if ! grep -q -- ' GiB: use fewer --tasks$' stderr.txt; then
             echo "FAIL (ranks=$ranks, models --tasks 10000000): no 'use fewer --tasks'"

@@ -77,13 +77,13 @@ grep -qxF "loomdist: toy/loop reported figures unlike rank 0's first iteration o
 # A sanitized build maps terabytes of shadow memory: skipped there.
 if [ -z "$sanitized" ]; then
     (
-        ulimit -S -v 2000000
+        ulimit -S -v 1500000
         timeout 60 mpirun -n 2 "$bin" --jobs toy --toy-tasks 10000000 --strategies green \
             --stack-mode copy --output big.h5 > big.out 2> big.err
     )
     rc=$?
     [ "$rc" = 2 ] || fail "--toy-tasks 10000000 under ulimit -v exited $rc, not 2"
-    grep -qE '^loomdist: rank 0 needs 2.4 GiB of address space for 10000000 green-thread chunks of 256 bytes, but ulimit -v leaves it [0-9.]+ [MG]iB: use fewer --toy-tasks$' big.err ||
+    grep -qE '^loomdist: rank 0 needs 1.8 GiB of address space for 10000000 green-thread chunks of 192 bytes, but ulimit -v leaves it [0-9.]+ [MG]iB: use fewer --toy-tasks$' big.err ||
         { fail "no refusal naming --toy-tasks"; sed 's/^/    /' big.err; }
     [ ! -e big.h5 ] || fail "the refused run left big.h5"
 fi

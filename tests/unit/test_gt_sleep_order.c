@@ -5,7 +5,9 @@
  * - yield is round-robin; spawn, join and their errors; park and unpark, including an
  *   unpark that comes before its park.
  * - Cross-carrier: ping-pong by unpark between two carriers, an unpark from a thread
- *   with no scheduler, and ld_gt_mutex mutual exclusion between two carriers.
+ *   with no scheduler, wake-ups queued from one while the carrier is busy (one of them
+ *   for a thread that returns first), and ld_gt_mutex mutual exclusion between two
+ *   carriers.
  * Every ld_sched_run must return on its own once its green threads are done.
  */
 #include <errno.h>
@@ -541,6 +543,77 @@ static void test_unpark_from_plain_thread(void)
     CHECK(atomic_load(&lone_woke) == 1, "not woken");
 }
 
+/* --- the remote queue ------------------------------------------------------------ */
+
+/* Wake-ups posted from another thread while the carrier is busy queue up, and a
+ * thread that returns with one still queued, between two others, leaves the queue
+ * without taking the others' wake-ups with it. */
+static struct {
+    ld_gt *_Atomic first, *_Atomic middle, *_Atomic last;
+    atomic_int asked, posted, woke, middle_ran;
+} rq;
+
+static void rq_parker(void *arg)
+{
+    ld_gt *_Atomic *self = arg;
+
+    atomic_store(self, ld_gt_self());
+    ld_gt_park();
+    atomic_fetch_add(&rq.woke, 1);
+}
+
+static void rq_returner(void *arg)
+{
+    (void)arg;
+    atomic_store(&rq.middle_ran, 1);
+}
+
+/* Runs once both parkers have parked. It holds the carrier until all three wake-ups
+ * are posted, so none is collected yet, then joins the returner, which runs next and
+ * returns while its wake-up sits between the parkers'. */
+static void rq_holder(void *arg)
+{
+    ld_gt *middle = spawn(arg, rq_returner, NULL, 1);
+
+    atomic_store(&rq.middle, middle);
+    atomic_store(&rq.asked, 1);
+    while (!atomic_load(&rq.posted))
+        ;
+    CHECK(ld_gt_join(middle) == 0, "join");
+}
+
+static void rq_setup(ld_sched *s, void *arg)
+{
+    (void)arg;
+    spawn(s, rq_parker, &rq.first, 0);
+    spawn(s, rq_parker, &rq.last, 0);
+    spawn(s, rq_holder, s, 0);
+}
+
+static void *rq_carrier(void *arg)
+{
+    (void)arg;
+    run_sched(rq_setup, NULL);
+    return NULL;
+}
+
+static void test_remote_queue(void)
+{
+    pthread_t t;
+
+    CHECK(pthread_create(&t, NULL, rq_carrier, NULL) == 0, "thread");
+    while (!atomic_load(&rq.asked))
+        sched_yield();
+    ld_gt_unpark(atomic_load(&rq.first));
+    ld_gt_unpark(atomic_load(&rq.middle));
+    ld_gt_unpark(atomic_load(&rq.last));
+    ld_gt_unpark(atomic_load(&rq.first)); /* merges with the first's entry */
+    atomic_store(&rq.posted, 1);
+    pthread_join(t, NULL);
+    CHECK(atomic_load(&rq.middle_ran) == 1, "the returner did not run");
+    CHECK(atomic_load(&rq.woke) == 2, "%d of 2 parkers woke", atomic_load(&rq.woke));
+}
+
 /* --- ld_gt_mutex across carriers -------------------------------------------------- */
 
 #define MUTEX_THREADS 8
@@ -610,6 +683,7 @@ int main(int argc, char **argv)
     test_park_unpark();
     test_cross_carrier_unpark();
     test_unpark_from_plain_thread();
+    test_remote_queue();
     test_mutex_two_carriers();
     test_sleep_order();
     if (atomic_load(&failures) != 0) {
