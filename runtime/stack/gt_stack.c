@@ -294,6 +294,15 @@ static ld_slot *slot_setup(ld_stack_depot *p, char *base)
     return h;
 }
 
+/* A carved chunk: a word of it written now faults in its page, while the depot is
+ * reserved before the clock, rather than at its first spawn, inside it. What its
+ * thread's struct holds is the spawn's to write. */
+static ld_slot *chunk_setup(char *base)
+{
+    *(volatile uint64_t *)base = 0;
+    return (ld_slot *)base;
+}
+
 /* Room in the depot's array for n more stacks carved, under its lock: the array holds
  * every stack carved, so giving stacks back never needs to grow it. It is a mapping of
  * whole pages, doubled by mremap, which moves its pages instead of copying them: a
@@ -346,8 +355,8 @@ static size_t depot_carve(ld_stack_depot *p, size_t want, ld_slot **out, int *rc
     p->slabs->carved += n;
     p->carved += n;
     pthread_mutex_unlock(&p->lock);
-    for (i = 0; i < n; i++) /* a chunk is written first by its spawn */
-        out[i] = p->mode == LD_STACK_COPY ? (ld_slot *)(base + i * p->slot)
+    for (i = 0; i < n; i++)
+        out[i] = p->mode == LD_STACK_COPY ? chunk_setup(base + i * p->slot)
                                           : slot_setup(p, base + i * p->slot);
     return n;
 }
