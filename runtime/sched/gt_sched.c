@@ -691,8 +691,9 @@ static void sched_batch_done(ld_sched *s, unsigned resumes)
     atomic_store_explicit(&s->observed_id, 0, memory_order_relaxed);
 }
 
-/* Own mode, as g switches out: a canary stack's canary must be intact, and its whole
- * page once the thread is done. */
+/* Own mode, as g switches out (to the scheduler, or straight to the next thread on a
+ * yield): a canary stack's canary must be intact, and its whole page once the thread
+ * is done. */
 static void sched_check_own(ld_gt *g)
 {
     ld_stack *st = gt_stack(g);
@@ -1143,8 +1144,7 @@ void ld_gt_yield(void)
         gt_block(g);
         return;
     }
-    if (!ld_stack_intact(gt_stack(g)))
-        ld_overflow_die(g->id, gt_stack(g));
+    sched_check_own(g);
     sched_enter(s, next);
     ld_ctx_swap(&g->ctx, &next->ctx);
     sched_out_own(s, g); /* a direct switch is own mode's */

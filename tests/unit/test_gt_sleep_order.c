@@ -51,6 +51,21 @@ static void run_sched(void (*setup)(ld_sched *s, void *arg), void *arg)
     ld_sched_destroy(s);
 }
 
+/* A carrier of its own: an OS thread that runs a scheduler set up by `setup`, for the
+ * tests across carriers. */
+typedef struct carrier_job {
+    void (*setup)(ld_sched *s, void *arg);
+    void *arg;
+} carrier_job;
+
+static void *carrier_main(void *job)
+{
+    const carrier_job *j = job;
+
+    run_sched(j->setup, j->arg);
+    return NULL;
+}
+
 /* One spawn on the running thread's scheduler, with a check. */
 static ld_gt *spawn(ld_sched *s, ld_gt_fn fn, void *arg, int joinable)
 {
@@ -480,20 +495,17 @@ static void xpong_setup(ld_sched *s, void *arg)
     spawn(s, xpong_player, arg, 0);
 }
 
-static void *xpong_carrier(void *arg)
-{
-    run_sched(xpong_setup, arg);
-    return NULL;
-}
-
 static void test_cross_carrier_unpark(void)
 {
     pthread_t t[2];
+    carrier_job job[2];
     intptr_t i;
 
     memset(&xp, 0, sizeof xp);
-    for (i = 0; i < 2; i++)
-        CHECK(pthread_create(&t[i], NULL, xpong_carrier, (void *)i) == 0, "thread");
+    for (i = 0; i < 2; i++) {
+        job[i] = (carrier_job){xpong_setup, (void *)i};
+        CHECK(pthread_create(&t[i], NULL, carrier_main, &job[i]) == 0, "thread");
+    }
     for (i = 0; i < 2; i++)
         pthread_join(t[i], NULL);
     CHECK(atomic_load(&xp.turn) == 2 * XPONG_ROUNDS, "turns %ld", atomic_load(&xp.turn));
@@ -519,21 +531,15 @@ static void lone_setup(ld_sched *s, void *arg)
     spawn(s, lone_parker, NULL, 0);
 }
 
-static void *lone_carrier(void *arg)
-{
-    (void)arg;
-    run_sched(lone_setup, NULL);
-    return NULL;
-}
-
 static void test_unpark_from_plain_thread(void)
 {
     pthread_t t;
+    carrier_job job = {lone_setup, NULL};
     ld_gt *g;
 
     atomic_store(&lone_parked, NULL);
     atomic_store(&lone_woke, 0);
-    CHECK(pthread_create(&t, NULL, lone_carrier, NULL) == 0, "thread");
+    CHECK(pthread_create(&t, NULL, carrier_main, &job) == 0, "thread");
     while ((g = atomic_load(&lone_parked)) == NULL)
         sched_yield();
     usleep(20000); /* most likely parked by now; an earlier unpark is kept anyway */
@@ -590,18 +596,12 @@ static void rq_setup(ld_sched *s, void *arg)
     spawn(s, rq_holder, s, 0);
 }
 
-static void *rq_carrier(void *arg)
-{
-    (void)arg;
-    run_sched(rq_setup, NULL);
-    return NULL;
-}
-
 static void test_remote_queue(void)
 {
     pthread_t t;
+    carrier_job job = {rq_setup, NULL};
 
-    CHECK(pthread_create(&t, NULL, rq_carrier, NULL) == 0, "thread");
+    CHECK(pthread_create(&t, NULL, carrier_main, &job) == 0, "thread");
     while (!atomic_load(&rq.asked))
         sched_yield();
     ld_gt_unpark(atomic_load(&rq.first));
@@ -651,22 +651,16 @@ static void mutex_setup(ld_sched *s, void *arg)
         spawn(s, mutex_worker, NULL, 0);
 }
 
-static void *mutex_carrier(void *arg)
-{
-    (void)arg;
-    run_sched(mutex_setup, NULL);
-    return NULL;
-}
-
 static void test_mutex_two_carriers(void)
 {
     pthread_t t[2];
+    carrier_job job = {mutex_setup, NULL};
     int i;
 
     CHECK(ld_gt_mutex_create(&mx) == 0, "mutex");
     mx_counter = 0;
     for (i = 0; i < 2; i++)
-        CHECK(pthread_create(&t[i], NULL, mutex_carrier, NULL) == 0, "thread");
+        CHECK(pthread_create(&t[i], NULL, carrier_main, &job) == 0, "thread");
     for (i = 0; i < 2; i++)
         pthread_join(t[i], NULL);
     CHECK(mx_counter == 2L * MUTEX_THREADS * MUTEX_ROUNDS, "counter %ld, want %ld",
