@@ -26,7 +26,7 @@ def check_served(fig, s, tool):
     """Requests flowed, none failed, and the server counted each one the generator
     did: exactly for loomdist-load, which drains, and at least as many for wrk,
     which leaves its last requests unread."""
-    assert fig["killed"] == 0, s  # first: a killed server's errors say less
+    assert fig["killed"] == 0, (s, "killed")  # first: its errors say less
     assert fig["requests"] > 0 and fig["rps"] > 0, (s, fig["requests"])
     assert fig["errors"] == 0, (s, fig["errors"])
     assert fig["load_wrk"] == (tool == "wrk"), (s, fig["load_wrk"])

@@ -30,12 +30,12 @@ limited | shared | killed)
     [ "$rc" = 0 ] || [ "$case" = shared ] || exit 77 ;;
 esac
 common="--jobs pool --connections 200 --think-ms 10 --warmup-s 1 --measure-s 1"
+common="$common --quiet --output $dir/pool.h5"
 # limited's and shared's limit, 1 GiB (check_pool.py's LIMIT_MIB): the pooled server
 # peaks at 4.5 MiB in its group in a plain build and 29 MiB under ASan, but TSan's
-# runtime takes it to 196 MiB; under 256 MiB a busy machine saw it OOM-killed (204
-# errors), and under 200 MiB it always is.
+# runtime takes it to 196 MiB; under 256 MiB CI's TSan pass once saw it OOM-killed
+# (204 errors), and under 180, 190 and 200 MiB it was killed each time.
 limit=1073741824
-common="$common --quiet --output $dir/pool.h5"
 case $case in
 copy) # a warm-up 12 frames deep, to stand well clear of the steady state
     "$loomdist" $common --load builtin --stack-mode copy --warmup-depth 12 \
